@@ -1,0 +1,226 @@
+//! Raw command-line flags, exactly as the user typed them. Nothing here is validated
+//! beyond its type: `plan.rs` turns these flags and the two profiles into a resolved
+//! [`crate::plan::Plan`], so the rules live in one place and tests can build plans
+//! without a command line.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, ValueEnum};
+use serde::{Deserialize, Serialize};
+
+const EXAMPLE: &str = "\
+Example: does the server_audit plugin cost more than 5 % of TPS?
+
+  abtest --baseline profiles/mariadb.toml --variant profiles/mariadb-audit.toml \\
+         --workload oltp_point_select --threads 8 --rounds 5 --round-time 5s
+
+Each side gets its own throwaway MariaDB, the same sbtest data, and the same workload.
+Rounds alternate baseline/variant (ABBA order by default); every round gives one sample
+per metric, and Welch's t-test with a Fieller interval turns them into a % change with a
+95 % confidence interval.
+
+Exit codes: 0 completed, 1 runtime failure, 2 usage or configuration error,
+130 interrupted (partial results saved).";
+
+/// Command-line interface of abtest.
+#[derive(Debug, Parser)]
+#[command(name = "abtest", version, about = "A/B test two MySQL/MariaDB configurations with sysbench-style OLTP workloads", after_help = EXAMPLE)]
+pub struct Cli {
+    /// Profile of the baseline side (TOML): a managed [server] or an external [connection].
+    #[arg(long, value_name = "FILE", help_heading = "Sides")]
+    pub baseline: PathBuf,
+
+    /// Profile of the variant side (TOML), the configuration whose cost is measured.
+    #[arg(long, value_name = "FILE", help_heading = "Sides")]
+    pub variant: PathBuf,
+
+    /// Workload settings, identical for both sides.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+
+    /// Schedule of the experiment.
+    #[command(flatten)]
+    pub schedule: ScheduleArgs,
+
+    /// Confidence level is 1 - alpha.
+    #[arg(long, default_value_t = 0.05, help_heading = "Analysis")]
+    pub alpha: f64,
+
+    /// Write the results as JSON, rewritten after every round.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub json: Option<PathBuf>,
+
+    /// Print the resolved plan and the estimated time, then exit without connecting.
+    #[arg(long, help_heading = "Output")]
+    pub dry_run: bool,
+}
+
+/// The workload; sysbench 1.0 option names where sysbench has one.
+#[derive(Debug, Clone, Args)]
+pub struct WorkloadArgs {
+    /// sysbench OLTP workload to run.
+    #[arg(long, value_enum, default_value_t = WorkloadName::OltpReadWrite, help_heading = "Workload")]
+    pub workload: WorkloadName,
+
+    /// Number of sbtest tables.
+    #[arg(long, default_value_t = 1, help_heading = "Workload")]
+    pub tables: u32,
+
+    /// Rows per table.
+    #[arg(long, default_value_t = 10_000, help_heading = "Workload")]
+    pub table_size: u32,
+
+    /// Client threads (one connection each); a list such as 16,32,64 sweeps the levels.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "8",
+        help_heading = "Workload"
+    )]
+    pub threads: Vec<u32>,
+
+    /// Create, reuse or keep the sbtest tables: auto reuses matching tables.
+    #[arg(long, value_enum, default_value_t = PrepareMode::Auto, help_heading = "Workload")]
+    pub prepare: PrepareMode,
+
+    /// Range size for range SELECT queries.
+    #[arg(long, default_value_t = 100, help_heading = "Workload")]
+    pub range_size: u32,
+
+    /// Point SELECT queries per transaction (oltp_point_select always uses 1).
+    #[arg(long, default_value_t = 10, help_heading = "Workload")]
+    pub point_selects: u32,
+
+    /// Simple range SELECT queries per transaction.
+    #[arg(long, default_value_t = 1, help_heading = "Workload")]
+    pub simple_ranges: u32,
+
+    /// SELECT SUM() queries per transaction.
+    #[arg(long, default_value_t = 1, help_heading = "Workload")]
+    pub sum_ranges: u32,
+
+    /// SELECT ORDER BY queries per transaction.
+    #[arg(long, default_value_t = 1, help_heading = "Workload")]
+    pub order_ranges: u32,
+
+    /// SELECT DISTINCT queries per transaction.
+    #[arg(long, default_value_t = 1, help_heading = "Workload")]
+    pub distinct_ranges: u32,
+
+    /// UPDATE index queries per transaction.
+    #[arg(long, default_value_t = 1, help_heading = "Workload")]
+    pub index_updates: u32,
+
+    /// UPDATE non-index queries per transaction.
+    #[arg(long, default_value_t = 1, help_heading = "Workload")]
+    pub non_index_updates: u32,
+
+    /// DELETE/INSERT pairs per transaction.
+    #[arg(long, default_value_t = 1, help_heading = "Workload")]
+    pub delete_inserts: u32,
+
+    /// Enable the range SELECT queries (on|off).
+    #[arg(long, default_value = "on", value_parser = parse_switch, help_heading = "Workload")]
+    pub range_selects: bool,
+
+    /// Run every statement in autocommit mode, without BEGIN/COMMIT (on|off).
+    #[arg(long, default_value = "off", value_parser = parse_switch, help_heading = "Workload")]
+    pub skip_trx: bool,
+}
+
+/// The schedule of rounds.
+#[derive(Debug, Clone, Args)]
+pub struct ScheduleArgs {
+    /// Measured rounds per side.
+    #[arg(long, default_value_t = 10, help_heading = "Schedule")]
+    pub rounds: u32,
+
+    /// Measured time of one round (30s, 2m, ...).
+    #[arg(long, default_value = "30s", value_parser = parse_duration, help_heading = "Schedule")]
+    pub round_time: Duration,
+
+    /// Warm-up before each round, not counted.
+    #[arg(long, default_value = "5s", value_parser = parse_duration, help_heading = "Schedule")]
+    pub warmup: Duration,
+
+    /// Idle pause between rounds.
+    #[arg(long, default_value = "0s", value_parser = parse_duration, help_heading = "Schedule")]
+    pub pause: Duration,
+
+    /// Order of the sides within the schedule.
+    #[arg(long, value_enum, default_value_t = RoundOrder::Abba, help_heading = "Schedule")]
+    pub order: RoundOrder,
+
+    /// Seed for data, random order and workload randomness (default: random, recorded).
+    #[arg(long, help_heading = "Schedule")]
+    pub seed: Option<u64>,
+}
+
+/// The sysbench OLTP workloads abtest can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
+pub enum WorkloadName {
+    /// BEGIN, 10 point selects, 4 range selects, 2 updates, delete+insert, COMMIT.
+    OltpReadWrite,
+    /// BEGIN, 10 point selects, 4 range selects, COMMIT.
+    OltpReadOnly,
+    /// One primary-key SELECT per event, no transaction.
+    OltpPointSelect,
+}
+
+impl WorkloadName {
+    /// The sysbench script name of this workload.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkloadName::OltpReadWrite => "oltp_read_write",
+            WorkloadName::OltpReadOnly => "oltp_read_only",
+            WorkloadName::OltpPointSelect => "oltp_point_select",
+        }
+    }
+
+    /// Whether the workload modifies rows (matters for data safety checks).
+    pub fn writes(self) -> bool {
+        matches!(self, WorkloadName::OltpReadWrite)
+    }
+}
+
+/// How the sbtest tables are made ready before the first round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrepareMode {
+    /// Reuse tables whose shape and row count match; create them otherwise.
+    Auto,
+    /// Drop abtest's own tables and create them again.
+    Always,
+    /// Use the tables as they are; fail when they are missing.
+    Never,
+}
+
+/// The order in which the two sides take turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundOrder {
+    /// A B B A A B B A ...: cancels linear drift.
+    Abba,
+    /// A B A B ...
+    Abab,
+    /// Each pair in a seeded random order (randomised interleaving).
+    Random,
+}
+
+/// Parses a duration such as `30s`, `2m` or `1h 30m`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text.trim())
+        .map_err(|e| format!("`{text}` is not a duration ({e}); write it as 30s, 2m or 1h"))
+}
+
+/// Parses sysbench-style booleans: on/off, true/false, yes/no, 1/0.
+pub fn parse_switch(text: &str) -> Result<bool, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" => Ok(true),
+        "off" | "false" | "no" | "0" => Ok(false),
+        _ => Err(format!("`{text}` is not on or off")),
+    }
+}

@@ -1,0 +1,124 @@
+//! Client connections. Every connection uses the transport the profile chose: the
+//! mysql crate's `prefer_socket` would otherwise silently move a loopback TCP connection
+//! to the Unix socket, and a TLS comparison would measure nothing.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mysql::{Conn, Opts, OptsBuilder, SslOpts};
+
+use crate::plan::{ClientSpec, Endpoint};
+use crate::profile::TlsMode;
+use crate::secret::Secret;
+
+/// Everything needed to open a connection to one side.
+#[derive(Debug, Clone)]
+pub struct ConnectSpec {
+    /// Where the server listens.
+    pub endpoint: Endpoint,
+    /// Login name.
+    pub user: String,
+    /// Password.
+    pub password: Option<Secret>,
+    /// Default database.
+    pub database: Option<String>,
+    /// TLS mode.
+    pub tls: TlsMode,
+    /// CA certificate for verify modes.
+    pub tls_ca: Option<PathBuf>,
+    /// `SET SESSION` statements run on every (re)connect.
+    pub init: Vec<String>,
+    /// Connect timeout.
+    pub connect_timeout: Duration,
+    /// Read/write timeout of a statement, if any.
+    pub io_timeout: Option<Duration>,
+}
+
+impl ConnectSpec {
+    /// A spec with the client settings of a profile applied.
+    pub fn new(
+        endpoint: Endpoint,
+        user: &str,
+        password: Option<Secret>,
+        database: Option<&str>,
+        client: &ClientSpec,
+    ) -> Self {
+        ConnectSpec {
+            endpoint,
+            user: user.to_string(),
+            password,
+            database: database.map(str::to_string),
+            tls: client.tls,
+            tls_ca: client.tls_ca.clone(),
+            init: client
+                .session
+                .iter()
+                .map(|(key, value)| format!("SET SESSION {key} = {value}"))
+                .collect(),
+            connect_timeout: Duration::from_secs(5),
+            io_timeout: None,
+        }
+    }
+
+    /// Opens a connection, honouring the TLS mode (`preferred` falls back to plain).
+    pub fn connect(&self) -> Result<Conn, mysql::Error> {
+        match self.tls {
+            TlsMode::Preferred => {
+                Conn::new(self.opts(true)).or_else(|_| Conn::new(self.opts(false)))
+            }
+            TlsMode::Disabled => Conn::new(self.opts(false)),
+            _ => Conn::new(self.opts(true)),
+        }
+    }
+
+    /// The client options, with or without TLS.
+    pub fn opts(&self, with_tls: bool) -> Opts {
+        let mut builder = OptsBuilder::new()
+            .user(Some(&self.user))
+            .pass(self.password.as_ref().map(|p| p.expose().to_string()))
+            .db_name(self.database.clone())
+            .prefer_socket(false)
+            .tcp_nodelay(true)
+            .tcp_connect_timeout(Some(self.connect_timeout))
+            .read_timeout(self.io_timeout)
+            .write_timeout(self.io_timeout)
+            .stmt_cache_size(0)
+            .init(self.init.clone());
+        builder = match &self.endpoint {
+            Endpoint::Tcp { host, port } => {
+                builder.ip_or_hostname(Some(host.clone())).tcp_port(*port)
+            }
+            Endpoint::Socket { path } => builder.socket(Some(path.to_string_lossy().into_owned())),
+        };
+        if with_tls {
+            builder = builder.ssl_opts(self.ssl_opts());
+        }
+        builder.into()
+    }
+
+    fn ssl_opts(&self) -> SslOpts {
+        let opts = SslOpts::default();
+        let opts = match &self.tls_ca {
+            Some(ca) => opts.with_root_cert_path(Some(ca.clone())),
+            None => opts,
+        };
+        match self.tls {
+            TlsMode::VerifyIdentity => opts,
+            TlsMode::VerifyCa => opts.with_danger_skip_domain_validation(true),
+            _ => opts
+                .with_danger_accept_invalid_certs(true)
+                .with_danger_skip_domain_validation(true),
+        }
+    }
+}
+
+/// The MySQL error code of a client error, or a client-side code for transport failures
+/// (2013 for a lost connection, 2003 for a refused one), as the C client reports them.
+pub fn error_code(error: &mysql::Error) -> u16 {
+    match error {
+        mysql::Error::MySqlError(e) => e.code,
+        mysql::Error::IoError(_) | mysql::Error::CodecError(_) => 2013,
+        mysql::Error::DriverError(mysql::DriverError::ConnectTimeout) => 2003,
+        _ => 2000,
+    }
+}

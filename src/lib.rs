@@ -1,0 +1,96 @@
+//! abtest: runs the same sysbench-style OLTP workload against a baseline and a variant
+//! MySQL/MariaDB configuration in alternating rounds, and reports what the change costs
+//! with confidence intervals a reviewer can trust.
+//!
+//! The flow is: [`cli`] flags and two [`profile`]s resolve into a [`plan::Plan`]; the
+//! [`runner`] opens both [`target`]s, prepares the [`workload`] data and runs the rounds;
+//! [`stats`] turns per-round samples into comparisons; [`report`] renders them.
+
+pub mod cli;
+pub mod db;
+pub mod exit;
+pub mod host;
+pub mod plan;
+pub mod profile;
+pub mod report;
+pub mod results;
+pub mod runner;
+pub mod secret;
+pub mod serde_secs;
+pub mod server;
+pub mod stats;
+pub mod target;
+pub mod workload;
+
+use std::ffi::OsString;
+
+use clap::Parser;
+
+use crate::cli::Cli;
+use crate::plan::Plan;
+
+/// Parses `args`, runs, and returns the process exit code.
+pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            };
+        }
+    };
+    match run(&cli, reproduce_command(&args)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("abtest: error: {e:#}");
+            exit::code_for(&e)
+        }
+    }
+}
+
+/// Runs a parsed command line; returns the exit code of a completed run.
+pub fn run(cli: &Cli, command_line: String) -> anyhow::Result<i32> {
+    let plan = Plan::resolve(cli, command_line)?;
+    for warning in &plan.warnings {
+        eprintln!("abtest: warning: {warning}");
+    }
+    if cli.dry_run {
+        print!("{}", plan.describe());
+        return Ok(exit::SUCCESS);
+    }
+    if let Some(path) = &plan.json {
+        results::check_writable(path)?;
+    }
+    runner::interrupt::install();
+    let (results, outcome) = runner::experiment::run(&plan);
+    if !results.comparisons.is_empty() {
+        print!("{}", report::table::render(&results));
+    }
+    outcome.map(|()| exit::SUCCESS)
+}
+
+/// The command line as a shell would need it to run again. Profiles hold the secrets,
+/// never the command line, so this is safe to print.
+fn reproduce_command(args: &[OsString]) -> String {
+    let quote = |arg: &OsString| {
+        let text = arg.to_string_lossy();
+        if !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=,:%".contains(c))
+        {
+            text.into_owned()
+        } else {
+            format!("'{}'", text.replace('\'', r"'\''"))
+        }
+    };
+    let mut words: Vec<String> = args.iter().map(quote).collect();
+    if let Some(first) = words.first_mut() {
+        *first = "abtest".into();
+    }
+    words.join(" ")
+}

@@ -1,0 +1,252 @@
+//! One side of a comparison, read from a TOML profile (DESIGN §4).
+//!
+//! A profile describes a target and its configuration, never the workload: keeping the
+//! workload out of profiles is what makes both sides run the same thing by construction.
+//! Every error names the file, the line, the side and the fix, because a typo found after
+//! an hour-long run is an hour lost.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::exit::UsageError;
+
+/// Which side of the comparison a profile or a result belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// The reference configuration.
+    Baseline,
+    /// The configuration whose cost is measured.
+    Variant,
+}
+
+impl Side {
+    /// Both sides, baseline first.
+    pub const BOTH: [Side; 2] = [Side::Baseline, Side::Variant];
+
+    /// Lower-case name used in messages and files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Baseline => "baseline",
+            Side::Variant => "variant",
+        }
+    }
+
+    /// The single-letter label used in schedules (A = baseline, B = variant).
+    pub fn letter(self) -> char {
+        match self {
+            Side::Baseline => 'A',
+            Side::Variant => 'B',
+        }
+    }
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The profile file as written by the user.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Label in reports; defaults to the file stem.
+    pub name: Option<String>,
+    /// A managed throwaway server that abtest starts and stops.
+    pub server: Option<ServerSection>,
+    /// An external server, or the client-side settings of a managed one.
+    pub connection: Option<ConnectionSection>,
+    /// `SET SESSION` variables applied on every connection.
+    #[serde(default)]
+    pub session: BTreeMap<String, toml::Value>,
+    /// SQL run on this side's server at fixed points of the experiment.
+    #[serde(default)]
+    pub hooks: Hooks,
+}
+
+/// `[server]`: a managed MariaDB started from a fresh datadir.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSection {
+    /// The server binary; found on PATH or in /usr/sbin when absent.
+    pub binary: Option<PathBuf>,
+    /// `[mysqld]` options passed as `--key=value`.
+    #[serde(default)]
+    pub options: BTreeMap<String, toml::Value>,
+}
+
+/// `[connection]`: where and how the client connects.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionSection {
+    /// Host name or address of an external server.
+    pub host: Option<String>,
+    /// TCP port (default 3306).
+    pub port: Option<u16>,
+    /// Unix socket path of an external server.
+    pub socket: Option<PathBuf>,
+    /// User name (default `sbtest`).
+    pub user: Option<String>,
+    /// Literal password; allowed, with a warning.
+    pub password: Option<String>,
+    /// Name of the environment variable holding the password.
+    pub password_env: Option<String>,
+    /// File whose first line is the password.
+    pub password_file: Option<PathBuf>,
+    /// Database holding the sbtest tables (default `sbtest`).
+    pub database: Option<String>,
+    /// Client TLS mode.
+    #[serde(default)]
+    pub tls: TlsMode,
+    /// CA certificate for verify_ca / verify_identity.
+    pub tls_ca: Option<PathBuf>,
+}
+
+/// Client TLS modes, with the semantics of the MySQL client's `--ssl-mode`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TlsMode {
+    /// Plain connection.
+    #[default]
+    Disabled,
+    /// TLS when the server offers it, plain otherwise.
+    Preferred,
+    /// TLS, without certificate checks.
+    Required,
+    /// TLS with a certificate signed by `tls_ca`.
+    VerifyCa,
+    /// As verify_ca, and the certificate must name the host.
+    VerifyIdentity,
+}
+
+/// `[hooks]`: SQL statements run on this side's server.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hooks {
+    /// Once, before this side's first round.
+    #[serde(default)]
+    pub setup: Vec<String>,
+    /// Before every round of this side.
+    #[serde(default)]
+    pub before_round: Vec<String>,
+    /// After every round of this side.
+    #[serde(default)]
+    pub after_round: Vec<String>,
+    /// Once at the end; always runs, also on error and Ctrl-C.
+    #[serde(default)]
+    pub teardown: Vec<String>,
+}
+
+/// A profile together with where it came from, for error messages.
+#[derive(Debug, Clone)]
+pub struct LoadedProfile {
+    /// The parsed profile.
+    pub profile: Profile,
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// The side it is used for.
+    pub side: Side,
+    /// The raw text, kept to locate keys in later validation errors.
+    pub source: String,
+}
+
+impl LoadedProfile {
+    /// The label of this side in reports.
+    pub fn name(&self) -> String {
+        self.profile.name.clone().unwrap_or_else(|| {
+            self.path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| self.side.to_string())
+        })
+    }
+
+    /// Builds a usage error that names this file, the line of `key` and the side.
+    pub fn error_at_key(&self, section: &str, key: &str, message: &str) -> anyhow::Error {
+        let line = line_of_key(&self.source, section, key).unwrap_or(1);
+        self.error_at_line(line, message)
+    }
+
+    /// Builds a usage error that names this file, a line and the side.
+    pub fn error_at_line(&self, line: usize, message: &str) -> anyhow::Error {
+        UsageError::err(format!(
+            "{} profile {}:{line}: {message}",
+            self.side,
+            self.path.display()
+        ))
+    }
+}
+
+/// Reads and parses a profile; any problem is a usage error naming file, line and side.
+pub fn load(path: &Path, side: Side) -> anyhow::Result<LoadedProfile> {
+    let source = std::fs::read_to_string(path).map_err(|e| {
+        UsageError::err(format!(
+            "{side} profile {}: cannot read it ({e}); check the path given to --{side}",
+            path.display()
+        ))
+    })?;
+    let profile: Profile =
+        toml::from_str(&source).map_err(|e| parse_error(path, side, &source, &e))?;
+    Ok(LoadedProfile {
+        profile,
+        path: path.to_path_buf(),
+        side,
+        source,
+    })
+}
+
+fn parse_error(path: &Path, side: Side, source: &str, error: &toml::de::Error) -> anyhow::Error {
+    let line = error
+        .span()
+        .map(|span| source[..span.start.min(source.len())].matches('\n').count() + 1)
+        .unwrap_or(1);
+    let message = error.message().trim().to_string();
+    let hint = suggestion(&message)
+        .map(|s| format!("; did you mean `{s}`?"))
+        .unwrap_or_default();
+    UsageError::err(format!(
+        "{side} profile {}:{line}: {message}{hint}",
+        path.display()
+    ))
+}
+
+/// For serde's "unknown field `x`, expected one of `a`, `b`" messages, the closest valid key.
+fn suggestion(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (unknown, expected) = rest.split_once('`')?;
+    expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|candidate| (strsim::jaro_winkler(unknown, candidate), candidate))
+        .filter(|(score, _)| *score > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate.to_string())
+}
+
+/// Finds the 1-based line where `key` is set inside `[section]` (or at top level when
+/// `section` is empty).
+pub fn line_of_key(source: &str, section: &str, key: &str) -> Option<usize> {
+    let mut current = String::new();
+    for (index, raw) in source.lines().enumerate() {
+        let line = raw.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            current = header.trim_end_matches(']').trim().to_string();
+            if key.is_empty() && current == section {
+                return Some(index + 1);
+            }
+            continue;
+        }
+        let Some((name, _)) = line.split_once('=') else {
+            continue;
+        };
+        if current == section && name.trim().trim_matches('"') == key {
+            return Some(index + 1);
+        }
+    }
+    None
+}

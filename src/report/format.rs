@@ -1,0 +1,49 @@
+//! Number formatting shared by every report, so the table, Markdown and HTML agree.
+
+/// A metric value with precision suited to its unit.
+pub fn value(metric: &str, value: f64) -> String {
+    if metric.ends_with("_ms") {
+        if value < 10.0 {
+            format!("{value:.3}")
+        } else {
+            format!("{value:.2}")
+        }
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+/// A percentage change with its interval: `-21.3 % [-24.0, -18.5]`.
+pub fn change(change_pct: f64, ci: Option<[f64; 2]>) -> String {
+    match ci {
+        Some([lo, hi]) => format!("{change_pct:+.2} % [{lo:+.2}, {hi:+.2}]"),
+        None => format!("{change_pct:+.2} % [unbounded]"),
+    }
+}
+
+/// A p-value: scientific below 0.001.
+pub fn p_value(p: f64) -> String {
+    if p < 0.001 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(value("tps", 1234.56), "1234.6");
+        assert_eq!(value("latency_p95_ms", 1.23456), "1.235");
+        assert_eq!(
+            change(-21.3, Some([-24.0, -18.5])),
+            "-21.30 % [-24.00, -18.50]"
+        );
+        assert_eq!(change(5.0, None), "+5.00 % [unbounded]");
+        assert_eq!(p_value(0.0123), "0.012");
+        assert_eq!(p_value(1.09e-9), "1.1e-9");
+    }
+}

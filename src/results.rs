@@ -1,0 +1,243 @@
+//! The results file: every round raw, the facts of both sides and the host, and the
+//! comparisons. It is rewritten (temp file, then rename) after every round, so a crash
+//! or Ctrl-C never loses a finished round and never leaves a half-written file.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use crate::host::HostFacts;
+use crate::profile::Side;
+use crate::server::facts::{ServerFacts, VariableDiff};
+use crate::stats::compare::{Comparison, Sample};
+use crate::workload::oltp::QueryCounts;
+
+/// Version of the results file layout; bumped on incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Names of the per-round metrics that are compared, in report order.
+pub const METRICS: [&str; 5] = [
+    "tps",
+    "qps",
+    "latency_mean_ms",
+    "latency_p95_ms",
+    "latency_p99_ms",
+];
+
+/// How a round ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundStatus {
+    /// Ran its full measured period.
+    Completed,
+    /// Stopped by Ctrl-C or SIGTERM; not analysed.
+    Interrupted,
+    /// Ended by an error; not analysed.
+    Failed,
+}
+
+/// Latency summary of a round, in milliseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyMs {
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+/// One round, raw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoundRecord {
+    /// Side that ran.
+    pub side: Side,
+    /// Thread level.
+    pub threads: u32,
+    /// Index among this side's rounds at this level.
+    pub index: u32,
+    /// Position in the whole run.
+    pub position: u32,
+    /// How it ended.
+    pub status: RoundStatus,
+    /// Why it failed or was interrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Start of the measured period, RFC 3339.
+    pub started_at: String,
+    /// Length of the measured period in seconds.
+    pub duration_s: f64,
+    /// Completed transactions (events).
+    pub transactions: u64,
+    /// Statements by kind.
+    pub queries: QueryCounts,
+    /// Errors by MySQL error code.
+    pub errors: BTreeMap<String, u64>,
+    /// Reconnects after a lost connection.
+    pub reconnects: u64,
+    /// Transactions per second.
+    pub tps: f64,
+    /// Statements per second.
+    pub qps: f64,
+    /// Transaction latency.
+    pub latency_ms: LatencyMs,
+    /// Events whose latency exceeded the histogram's range (recorded at its maximum).
+    pub latency_saturated: u64,
+    /// The merged latency histogram (µs), HdrHistogram V2 deflate, base64.
+    pub histogram: String,
+}
+
+impl RoundRecord {
+    /// The value of a compared metric.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        match name {
+            "tps" => Some(self.tps),
+            "qps" => Some(self.qps),
+            "latency_mean_ms" => Some(self.latency_ms.mean),
+            "latency_p95_ms" => Some(self.latency_ms.p95),
+            "latency_p99_ms" => Some(self.latency_ms.p99),
+            _ => None,
+        }
+    }
+}
+
+/// How far the run got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Still running.
+    Running,
+    /// All rounds ran.
+    Completed,
+    /// Stopped by a signal.
+    Interrupted,
+    /// Stopped by an error.
+    Failed,
+}
+
+/// What is known about one side.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SideInfo {
+    /// Label.
+    pub name: String,
+    /// Facts read from the server, once connected.
+    pub facts: Option<ServerFacts>,
+}
+
+/// The whole results file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResultsFile {
+    /// Layout version.
+    pub schema_version: u32,
+    /// abtest version that wrote it.
+    pub abtest_version: String,
+    /// How far the run got.
+    pub status: RunStatus,
+    /// The resolved plan.
+    pub plan: serde_json::Value,
+    /// The machine abtest ran on.
+    pub host: HostFacts,
+    /// Both sides' facts.
+    pub sides: BTreeMap<Side, SideInfo>,
+    /// Variables that differ between the sides.
+    pub differences: Vec<VariableDiff>,
+    /// Every round, in run order.
+    pub rounds: Vec<RoundRecord>,
+    /// Comparisons of the completed rounds.
+    pub comparisons: Vec<Comparison>,
+    /// Overall verdict, when tolerances were given.
+    pub verdict: Option<String>,
+    /// Warnings about the run or the data.
+    pub warnings: Vec<String>,
+    /// Why the run stopped early, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ResultsFile {
+    /// Samples of every compared metric from the completed rounds.
+    pub fn samples(&self) -> Vec<Sample> {
+        samples(&self.rounds)
+    }
+}
+
+/// Samples of every compared metric from the completed rounds.
+pub fn samples(rounds: &[RoundRecord]) -> Vec<Sample> {
+    let mut out = Vec::new();
+    for round in rounds.iter().filter(|r| r.status == RoundStatus::Completed) {
+        for metric in METRICS {
+            if let Some(value) = round.metric(metric) {
+                out.push(Sample {
+                    side: round.side,
+                    threads: round.threads,
+                    index: round.index,
+                    metric: metric.to_string(),
+                    value,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
+/// On failure the previous file is left intact.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
+    let dir = parent_dir(path);
+    let mut temp = tempfile::NamedTempFile::new_in(&dir).with_context(|| {
+        format!(
+            "cannot create a file in {} for {}",
+            dir.display(),
+            path.display()
+        )
+    })?;
+    temp.write_all(contents)
+        .and_then(|_| temp.as_file().sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    temp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("replacing {}", path.display()))?;
+    Ok(())
+}
+
+/// Checks before a run that `path` can be written, so a typo does not cost a whole run.
+pub fn check_writable(path: &Path) -> anyhow::Result<()> {
+    let dir = parent_dir(path);
+    tempfile::NamedTempFile::new_in(&dir)
+        .map(drop)
+        .map_err(|e| {
+            crate::exit::UsageError::err(format!(
+                "cannot write {} ({e}); choose a path in a writable directory",
+                path.display()
+            ))
+        })
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Saves the results as pretty JSON.
+pub fn save(path: &Path, results: &ResultsFile) -> anyhow::Result<()> {
+    let mut json = serde_json::to_vec_pretty(results)?;
+    json.push(b'\n');
+    write_atomic(path, &json)
+}
+
+/// Reads a results file.
+pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not an abtest results file", path.display()))
+}

@@ -1,0 +1,235 @@
+//! The experiment from start to end: open both targets, read their facts, prepare the
+//! data, run the hooks and the rounds in schedule order, and always tear down.
+
+use std::sync::atomic::Ordering;
+
+use anyhow::{Context, bail};
+
+use super::round::{RoundSpec, run_round};
+use super::{hooks, interrupt};
+use crate::exit::Interrupted;
+use crate::host::HostFacts;
+use crate::plan::Plan;
+use crate::profile::Side;
+use crate::results::{self, ResultsFile, RoundStatus, RunStatus, SideInfo};
+use crate::server::facts::{self, ServerFacts};
+use crate::stats::compare::compare;
+use crate::target::Target;
+use crate::workload::schema;
+
+/// Runs the whole experiment. The results are returned (and saved) even when the run
+/// stopped early; the error says why it did.
+pub fn run(plan: &Plan) -> (ResultsFile, anyhow::Result<()>) {
+    let mut results = new_results(plan);
+    let outcome = run_with_results(plan, &mut results);
+    finish(plan, &mut results, &outcome);
+    (results, outcome)
+}
+
+fn new_results(plan: &Plan) -> ResultsFile {
+    ResultsFile {
+        schema_version: results::SCHEMA_VERSION,
+        abtest_version: env!("CARGO_PKG_VERSION").to_string(),
+        status: RunStatus::Running,
+        plan: serde_json::to_value(plan).unwrap_or_default(),
+        host: HostFacts::read(),
+        sides: plan
+            .sides
+            .iter()
+            .map(|s| {
+                (
+                    s.side,
+                    SideInfo {
+                        name: s.name.clone(),
+                        facts: None,
+                    },
+                )
+            })
+            .collect(),
+        differences: Vec::new(),
+        rounds: Vec::new(),
+        comparisons: Vec::new(),
+        verdict: None,
+        warnings: plan.warnings.clone(),
+        error: None,
+    }
+}
+
+fn run_with_results(plan: &Plan, results: &mut ResultsFile) -> anyhow::Result<()> {
+    let targets = open_targets(plan)?;
+    read_facts(&targets, results);
+    save(plan, results)?;
+    let rounds = prepare_and_run(plan, &targets, results);
+    let mut teardown_failures = Vec::new();
+    for (target, side) in targets.iter().zip(&plan.sides) {
+        teardown_failures.extend(hooks::teardown(
+            &target.admin,
+            target.side,
+            &side.hooks.teardown,
+        ));
+    }
+    for failure in &teardown_failures {
+        eprintln!("abtest: warning: {failure}");
+    }
+    results.warnings.extend(teardown_failures);
+    drop(targets);
+    rounds
+}
+
+/// Starts (or connects to) both sides; if either fails, the other is stopped.
+fn open_targets(plan: &Plan) -> anyhow::Result<[Target; 2]> {
+    eprintln!("abtest: starting both sides");
+    crate::target::open_both(&plan.sides, plan.max_threads())
+}
+
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, anyhow::Result<T>>) -> anyhow::Result<T> {
+    handle
+        .join()
+        .unwrap_or_else(|_| bail!("a start-up thread panicked"))
+}
+
+fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
+    for target in targets {
+        let read = target.admin.connect().and_then(|mut admin| {
+            target
+                .client
+                .connect()
+                .and_then(|mut client| ServerFacts::read(&mut admin, &mut client))
+        });
+        match read {
+            Ok(found) => {
+                if let Some(info) = results.sides.get_mut(&target.side) {
+                    info.facts = Some(found);
+                }
+            }
+            Err(e) => results
+                .warnings
+                .push(format!("{}: could not read server facts: {e}", target.side)),
+        }
+    }
+    let facts_of = |side: Side| results.sides.get(&side).and_then(|s| s.facts.clone());
+    if let (Some(a), Some(b)) = (facts_of(Side::Baseline), facts_of(Side::Variant)) {
+        results.differences = facts::differences(&a, &b);
+    }
+}
+
+fn prepare_and_run(
+    plan: &Plan,
+    targets: &[Target; 2],
+    results: &mut ResultsFile,
+) -> anyhow::Result<()> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = targets
+            .iter()
+            .map(|t| {
+                scope.spawn(move || {
+                    schema::prepare(&t.client, &plan.workload, plan.seed)
+                        .with_context(|| format!("{}: preparing data", t.side))
+                })
+            })
+            .collect();
+        for (handle, target) in handles.into_iter().zip(targets) {
+            let created = join(handle)?;
+            eprintln!(
+                "abtest: {}: {} table(s) created, {} reused",
+                target.side,
+                created,
+                plan.workload.tables - created
+            );
+        }
+        anyhow::Ok(())
+    })?;
+    for (target, side) in targets.iter().zip(&plan.sides) {
+        hooks::run(&target.admin, target.side, "setup", &side.hooks.setup)?;
+    }
+    run_rounds(plan, targets, results)
+}
+
+fn run_rounds(plan: &Plan, targets: &[Target; 2], results: &mut ResultsFile) -> anyhow::Result<()> {
+    let slots = plan.schedule.slots(plan.seed);
+    let total = slots.len();
+    for slot in slots {
+        if interrupt::requested() {
+            return Err(Interrupted.into());
+        }
+        let target = &targets[slot.side as usize];
+        let hooks = &plan.side(slot.side).hooks;
+        hooks::run(
+            &target.admin,
+            slot.side,
+            "before_round",
+            &hooks.before_round,
+        )?;
+        let spec = RoundSpec {
+            slot,
+            connect: &target.client,
+            workload: &plan.workload,
+            warmup: plan.schedule.warmup,
+            duration: plan.schedule.round_time,
+            seed: plan.seed ^ (u64::from(slot.position) << 40),
+        };
+        let record = run_round(&spec, interrupt::flag());
+        eprintln!(
+            "abtest: [{}/{total}] {:<8} threads {:<4} round {}/{}: {:>10.1} tps, mean {:.3} ms, p95 {:.3} ms{}",
+            slot.position + 1,
+            slot.side.as_str(),
+            slot.threads,
+            slot.index + 1,
+            plan.schedule.rounds,
+            record.tps,
+            record.latency_ms.mean,
+            record.latency_ms.p95,
+            record
+                .reason
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        );
+        let status = record.status;
+        let reason = record.reason.clone().unwrap_or_default();
+        results.rounds.push(record);
+        save(plan, results)?;
+        match status {
+            RoundStatus::Completed => {}
+            RoundStatus::Interrupted => return Err(Interrupted.into()),
+            RoundStatus::Failed => bail!(
+                "{} side, {} threads, round {}: {reason}",
+                slot.side,
+                slot.threads,
+                slot.index + 1
+            ),
+        }
+        hooks::run(&target.admin, slot.side, "after_round", &hooks.after_round)?;
+        pause(plan);
+    }
+    Ok(())
+}
+
+fn pause(plan: &Plan) {
+    let deadline = std::time::Instant::now() + plan.schedule.pause;
+    while std::time::Instant::now() < deadline && !interrupt::flag().load(Ordering::SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) {
+    results.status = match outcome {
+        Ok(()) => RunStatus::Completed,
+        Err(e) if e.is::<Interrupted>() => RunStatus::Interrupted,
+        Err(_) => RunStatus::Failed,
+    };
+    if let Err(e) = outcome {
+        results.error = Some(format!("{e:#}"));
+    }
+    results.comparisons = compare(&results.samples(), plan.alpha);
+    if let Err(e) = save(plan, results) {
+        eprintln!("abtest: error: could not save the results: {e:#}");
+    }
+}
+
+fn save(plan: &Plan, results: &ResultsFile) -> anyhow::Result<()> {
+    match &plan.json {
+        Some(path) => results::save(path, results),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,245 @@
+//! One round: spawn a thread per connection, wait until every connection is ready, run
+//! the warm-up, measure, stop, and merge the workers' statistics.
+//!
+//! Connection set-up happens before the warm-up starts, so no round measures a
+//! connection storm, and a worker that fails to connect reports through the same gate
+//! as the others, so the coordinator can never deadlock waiting for it.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use base64::Engine;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+
+use super::worker::{self, MEASURE, RoundControl, STOP, WARMUP, WorkerSetup, WorkerStats};
+use crate::db::ConnectSpec;
+use crate::results::{LatencyMs, RoundRecord, RoundStatus};
+use crate::runner::schedule::Slot;
+use crate::workload::WorkloadSpec;
+use crate::workload::oltp::QueryCounts;
+
+/// Stack size of a worker thread: small, so a thousand connections stay cheap.
+const WORKER_STACK: usize = 512 * 1024;
+
+/// What one round runs.
+#[derive(Debug, Clone, Copy)]
+pub struct RoundSpec<'a> {
+    /// Where the round belongs in the schedule.
+    pub slot: Slot,
+    /// How workers connect.
+    pub connect: &'a ConnectSpec,
+    /// The workload.
+    pub workload: &'a WorkloadSpec,
+    /// Warm-up, not counted.
+    pub warmup: Duration,
+    /// Measured period.
+    pub duration: Duration,
+    /// Seed of this round's workers.
+    pub seed: u64,
+}
+
+/// Runs one round. `interrupt` stops it early (the round is then marked interrupted).
+pub fn run_round(spec: &RoundSpec<'_>, interrupt: &AtomicBool) -> RoundRecord {
+    let control = RoundControl::default();
+    let threads = spec.slot.threads as usize;
+    let mut timing = Timing::default();
+    let stats: Vec<WorkerStats> = std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(threads);
+        for id in 0..threads {
+            let setup = WorkerSetup {
+                connect: spec.connect,
+                workload: spec.workload,
+                seed: spec.seed.wrapping_add(id as u64 * 0x9E37_79B9),
+            };
+            let control = &control;
+            let spawned = std::thread::Builder::new()
+                .name(format!("worker-{id}"))
+                .stack_size(WORKER_STACK)
+                .spawn_scoped(scope, move || worker::run(setup, control));
+            match spawned {
+                Ok(handle) => handles.push(handle),
+                Err(e) => {
+                    timing.spawn_error = Some(format!("cannot start worker thread {id}: {e}"));
+                    break;
+                }
+            }
+        }
+        timing = coordinate(
+            spec,
+            &control,
+            handles.len(),
+            interrupt,
+            timing.spawn_error.take(),
+        );
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    build_record(spec, &stats, &timing, interrupt)
+}
+
+#[derive(Debug, Default)]
+struct Timing {
+    started_at: Option<SystemTime>,
+    measured: Duration,
+    spawn_error: Option<String>,
+    connect_failed: bool,
+    interrupted: bool,
+}
+
+fn coordinate(
+    spec: &RoundSpec<'_>,
+    control: &RoundControl,
+    workers: usize,
+    interrupt: &AtomicBool,
+    spawn_error: Option<String>,
+) -> Timing {
+    let mut timing = Timing {
+        spawn_error,
+        ..Timing::default()
+    };
+    let stop_requested = || interrupt.load(Ordering::SeqCst);
+    let (_, failed) = control.wait_arrivals(workers, stop_requested);
+    if failed > 0 || timing.spawn_error.is_some() || stop_requested() {
+        timing.connect_failed = failed > 0;
+        timing.interrupted = stop_requested();
+        control.set_phase(STOP);
+        return timing;
+    }
+    control.set_phase(WARMUP);
+    let stopped_early = |deadline: Instant| sleep_until(deadline, interrupt, &control.fatal);
+    if !stopped_early(Instant::now() + spec.warmup) {
+        timing.started_at = Some(SystemTime::now());
+        let start = Instant::now();
+        control.set_phase(MEASURE);
+        stopped_early(start + spec.duration);
+        control.set_phase(STOP);
+        timing.measured = start.elapsed();
+    }
+    control.set_phase(STOP);
+    timing.interrupted = stop_requested();
+    timing
+}
+
+/// Sleeps until `deadline`; returns true when woken early by an interrupt or a fatal error.
+fn sleep_until(deadline: Instant, interrupt: &AtomicBool, fatal: &AtomicBool) -> bool {
+    loop {
+        if interrupt.load(Ordering::SeqCst) || fatal.load(Ordering::SeqCst) {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        std::thread::sleep((deadline - now).min(Duration::from_millis(20)));
+    }
+}
+
+/// Merges the workers' statistics into the round's record.
+fn build_record(
+    spec: &RoundSpec<'_>,
+    stats: &[WorkerStats],
+    timing: &Timing,
+    interrupt: &AtomicBool,
+) -> RoundRecord {
+    let mut histogram: Histogram<u64> =
+        Histogram::new_with_bounds(1, worker::MAX_LATENCY_US, 3).expect("valid histogram bounds");
+    let mut queries = QueryCounts::default();
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut events, mut reconnects, mut saturated) = (0, 0, 0);
+    for worker in stats {
+        for value in worker.histogram.iter_recorded() {
+            histogram
+                .saturating_record_n(value.value_iterated_to(), u64::from(value.count_at_value()));
+        }
+        queries.add(&worker.queries);
+        for (code, count) in &worker.errors {
+            *errors.entry(code.to_string()).or_default() += count;
+        }
+        events += worker.events;
+        reconnects += worker.reconnects;
+        saturated += worker.saturated;
+    }
+    let failure = stats
+        .iter()
+        .find_map(|w| w.failure.clone())
+        .or_else(|| timing.spawn_error.clone());
+    let (status, reason) = if timing.interrupted || interrupt.load(Ordering::SeqCst) {
+        (
+            RoundStatus::Interrupted,
+            Some("interrupted by a signal".to_string()),
+        )
+    } else if let Some(failure) = failure {
+        let what = if timing.connect_failed {
+            "a connection could not be opened"
+        } else {
+            "a worker stopped"
+        };
+        (RoundStatus::Failed, Some(format!("{what}: {failure}")))
+    } else {
+        (RoundStatus::Completed, None)
+    };
+    let seconds = timing.measured.as_secs_f64();
+    let per_second = |count: u64| {
+        if seconds > 0.0 {
+            count as f64 / seconds
+        } else {
+            0.0
+        }
+    };
+    RoundRecord {
+        side: spec.slot.side,
+        threads: spec.slot.threads,
+        index: spec.slot.index,
+        position: spec.slot.position,
+        status,
+        reason,
+        started_at: humantime::format_rfc3339_millis(
+            timing.started_at.unwrap_or_else(SystemTime::now),
+        )
+        .to_string(),
+        duration_s: seconds,
+        transactions: events,
+        queries,
+        errors,
+        reconnects,
+        tps: per_second(events),
+        qps: per_second(queries.total()),
+        latency_ms: latency_summary(&histogram),
+        latency_saturated: saturated,
+        histogram: encode_histogram(&histogram),
+    }
+}
+
+fn latency_summary(histogram: &Histogram<u64>) -> LatencyMs {
+    if histogram.is_empty() {
+        return LatencyMs::default();
+    }
+    let ms = |micros: u64| micros as f64 / 1000.0;
+    LatencyMs {
+        mean: histogram.mean() / 1000.0,
+        p50: ms(histogram.value_at_quantile(0.50)),
+        p95: ms(histogram.value_at_quantile(0.95)),
+        p99: ms(histogram.value_at_quantile(0.99)),
+        max: ms(histogram.max()),
+    }
+}
+
+/// Serialises a histogram as HdrHistogram V2 deflate, base64.
+pub fn encode_histogram(histogram: &Histogram<u64>) -> String {
+    let mut bytes = Vec::new();
+    match V2DeflateSerializer::new().serialize(histogram, &mut bytes) {
+        Ok(_) => base64::engine::general_purpose::STANDARD.encode(bytes),
+        Err(_) => String::new(),
+    }
+}
+
+/// Reads a histogram written by [`encode_histogram`].
+pub fn decode_histogram(encoded: &str) -> Option<Histogram<u64>> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()?;
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .ok()
+}

@@ -1,0 +1,149 @@
+//! The order of rounds. Alternating the sides is what separates a real difference from
+//! the drift of a machine that warms up, fills its caches or gets a noisy neighbour:
+//! ABBA cancels a linear trend, and the seeded random order (Abedi & Brecht's randomised
+//! interleaving) guards against periodic interference.
+
+use std::time::Duration;
+
+use rand::seq::SliceRandom;
+use rand::{SeedableRng, rngs::SmallRng};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::RoundOrder;
+use crate::profile::Side;
+
+/// The schedule of an experiment: thread levels x rounds, and the timing of a round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// Thread levels, in the order they run.
+    pub levels: Vec<u32>,
+    /// Measured rounds per side and level.
+    pub rounds: u32,
+    /// Measured period of a round.
+    #[serde(with = "crate::serde_secs")]
+    pub round_time: Duration,
+    /// Warm-up before each measured period, not counted.
+    #[serde(with = "crate::serde_secs")]
+    pub warmup: Duration,
+    /// Pause between rounds.
+    #[serde(with = "crate::serde_secs")]
+    pub pause: Duration,
+    /// How the sides alternate.
+    pub order: RoundOrder,
+}
+
+/// One round in the schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Slot {
+    /// Thread level of this round.
+    pub threads: u32,
+    /// Side that runs.
+    pub side: Side,
+    /// 0-based index of this round among the side's rounds at this level.
+    pub index: u32,
+    /// 0-based position in the whole run.
+    pub position: u32,
+}
+
+impl Schedule {
+    /// Every round in run order. The same seed always gives the same order.
+    pub fn slots(&self, seed: u64) -> Vec<Slot> {
+        let mut rng = SmallRng::seed_from_u64(seed ^ 0x0bba_0bba);
+        let mut slots = Vec::new();
+        for &threads in &self.levels {
+            for pair in 0..self.rounds {
+                for side in self.pair_order(pair, &mut rng) {
+                    slots.push(Slot {
+                        threads,
+                        side,
+                        index: pair,
+                        position: slots.len() as u32,
+                    });
+                }
+            }
+        }
+        slots
+    }
+
+    fn pair_order(&self, pair: u32, rng: &mut SmallRng) -> [Side; 2] {
+        let ab = [Side::Baseline, Side::Variant];
+        let ba = [Side::Variant, Side::Baseline];
+        match self.order {
+            RoundOrder::Abab => ab,
+            RoundOrder::Abba if pair.is_multiple_of(2) => ab,
+            RoundOrder::Abba => ba,
+            RoundOrder::Random => {
+                let mut order = ab;
+                order.shuffle(rng);
+                order
+            }
+        }
+    }
+
+    /// Total number of rounds, both sides and all levels.
+    pub fn total_rounds(&self) -> u32 {
+        self.levels.len() as u32 * self.rounds * 2
+    }
+
+    /// Estimated wall time of all rounds, excluding server start and data preparation.
+    pub fn estimated_time(&self) -> Duration {
+        (self.warmup + self.round_time + self.pause) * self.total_rounds()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schedule(order: RoundOrder, rounds: u32) -> Schedule {
+        Schedule {
+            levels: vec![4],
+            rounds,
+            round_time: Duration::from_secs(1),
+            warmup: Duration::ZERO,
+            pause: Duration::ZERO,
+            order,
+        }
+    }
+
+    fn letters(slots: &[Slot]) -> String {
+        slots.iter().map(|s| s.side.letter()).collect()
+    }
+
+    #[test]
+    fn abba_alternates_pairs() {
+        assert_eq!(letters(&schedule(RoundOrder::Abba, 4).slots(1)), "ABBAABBA");
+    }
+
+    #[test]
+    fn abab_keeps_order() {
+        assert_eq!(letters(&schedule(RoundOrder::Abab, 3).slots(1)), "ABABAB");
+    }
+
+    #[test]
+    fn random_is_seeded_and_balanced() {
+        let plan = schedule(RoundOrder::Random, 20);
+        let first = plan.slots(42);
+        assert_eq!(first, plan.slots(42));
+        assert_ne!(letters(&first), letters(&plan.slots(43)));
+        for pair in first.chunks(2) {
+            assert_ne!(pair[0].side, pair[1].side);
+            assert_eq!(pair[0].index, pair[1].index);
+        }
+    }
+
+    #[test]
+    fn levels_run_in_blocks_with_positions() {
+        let mut plan = schedule(RoundOrder::Abba, 2);
+        plan.levels = vec![2, 8];
+        let slots = plan.slots(0);
+        assert_eq!(slots.len(), 8);
+        assert!(slots[..4].iter().all(|s| s.threads == 2));
+        assert!(
+            slots
+                .iter()
+                .enumerate()
+                .all(|(i, s)| s.position == i as u32)
+        );
+    }
+}

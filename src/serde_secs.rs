@@ -1,0 +1,16 @@
+//! Durations in results files are plain seconds (a float), which every consumer can read.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer, Serializer};
+
+/// Serialises a duration as seconds.
+pub fn serialize<S: Serializer>(value: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(value.as_secs_f64())
+}
+
+/// Reads a duration written as seconds.
+pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+    let seconds = f64::deserialize(deserializer)?;
+    Duration::try_from_secs_f64(seconds).map_err(serde::de::Error::custom)
+}

@@ -1,0 +1,364 @@
+//! Managed throwaway servers: a temporary datadir, a free loopback port, the profile's
+//! options, generated TLS material and a clean stop.
+//!
+//! No mariadbd may outlive abtest. Three layers make sure of it: `Drop` stops the server
+//! on every normal and panicking exit; the server runs in its own process group so a
+//! terminal's Ctrl-C reaches abtest (which still needs the server for teardown hooks)
+//! and not mariadbd; and `PR_SET_PDEATHSIG` kills it if abtest itself is killed.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use mysql::prelude::Queryable;
+
+use crate::db::ConnectSpec;
+use crate::plan::{ClientSpec, Endpoint};
+use crate::profile::{Side, TlsMode};
+use crate::secret::Secret;
+use crate::server::tls::{self, TlsFiles};
+
+/// Database and user created on every managed server.
+pub const DATABASE: &str = "sbtest";
+/// The application user created on every managed server.
+pub const USER: &str = "sbtest";
+
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
+const STOP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Servers alive right now, so a forced exit can kill them and remove their directories.
+static LIVE: Mutex<Vec<(u32, PathBuf)>> = Mutex::new(Vec::new());
+
+/// A running managed server; dropping it stops the server and removes its directory.
+#[derive(Debug)]
+pub struct ManagedServer {
+    side: Side,
+    child: Option<Child>,
+    dir: Option<tempfile::TempDir>,
+    port: u16,
+    socket: PathBuf,
+    tls: TlsFiles,
+    password: Secret,
+}
+
+/// What a managed server is started with.
+#[derive(Debug, Clone)]
+pub struct ServerLaunch<'a> {
+    /// Side it serves, for messages.
+    pub side: Side,
+    /// Server binary.
+    pub binary: &'a Path,
+    /// Profile options, `--key=value`.
+    pub options: &'a std::collections::BTreeMap<String, String>,
+    /// Largest number of client connections the experiment opens.
+    pub max_threads: u32,
+}
+
+impl ManagedServer {
+    /// Installs a datadir and TLS material and picks a port; nothing runs yet. Safe to
+    /// call from any thread, so both sides can install in parallel.
+    pub fn install(launch: &ServerLaunch<'_>) -> anyhow::Result<ManagedServer> {
+        let side = launch.side;
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("abtest-{side}-"))
+            .tempdir()
+            .with_context(|| format!("{side}: creating a temporary directory"))?;
+        install_datadir(dir.path(), launch.binary)
+            .with_context(|| format!("{side}: installing the datadir"))?;
+        let tls = tls::generate(dir.path())?;
+        let port = match launch.options.get("port") {
+            Some(port) => port.parse().context("port option")?,
+            None => free_port()?,
+        };
+        Ok(ManagedServer {
+            side,
+            child: None,
+            socket: dir.path().join("mysqld.sock"),
+            dir: Some(dir),
+            port,
+            tls,
+            password: Secret::random(),
+        })
+    }
+
+    /// Starts the installed server process without waiting for it.
+    ///
+    /// Call this from a thread that lives as long as the server (the main thread): the
+    /// kernel's parent-death signal fires when the *thread* that spawned the server ends.
+    pub fn spawn(&mut self, launch: &ServerLaunch<'_>) -> anyhow::Result<()> {
+        let args = self.server_args(launch);
+        let mut command = Command::new(launch.binary);
+        command
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                libc::setpgid(0, 0);
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let child = command
+            .spawn()
+            .with_context(|| format!("{}: starting {}", self.side, launch.binary.display()))?;
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((child.id(), self.dir().to_path_buf()));
+        self.child = Some(child);
+        Ok(())
+    }
+
+    /// Waits until the spawned server accepts connections, then creates the `sbtest`
+    /// database and user.
+    pub fn wait_ready(&mut self) -> anyhow::Result<()> {
+        self.wait_accepting()?;
+        self.create_user()
+    }
+
+    fn dir(&self) -> &Path {
+        self.dir
+            .as_ref()
+            .expect("directory lives as long as the server")
+            .path()
+    }
+
+    fn server_args(&self, launch: &ServerLaunch<'_>) -> Vec<String> {
+        let dir = self.dir();
+        let mut args = vec!["--no-defaults".to_string()];
+        if is_root() {
+            args.push("--user=root".into());
+        }
+        let needed = launch.max_threads + 16;
+        let max_connections = launch
+            .options
+            .get("max_connections")
+            .and_then(|v| v.parse::<u32>().ok())
+            .map_or(needed, |v| v.max(needed));
+        args.extend([
+            format!("--datadir={}", dir.join("data").display()),
+            format!("--socket={}", self.socket.display()),
+            format!("--port={}", self.port),
+            "--bind-address=127.0.0.1".into(),
+            format!("--pid-file={}", dir.join("mysqld.pid").display()),
+            format!("--log-error={}", dir.join("error.log").display()),
+            format!("--ssl-ca={}", self.tls.ca.display()),
+            format!("--ssl-cert={}", self.tls.cert.display()),
+            format!("--ssl-key={}", self.tls.key.display()),
+            "--skip-name-resolve".into(),
+            format!("--max-connections={max_connections}"),
+            format!("--open-files-limit={}", (max_connections * 4).max(4096)),
+        ]);
+        for (key, value) in launch.options {
+            if key != "max_connections" && key != "port" {
+                args.push(format!("--{key}={value}"));
+            }
+        }
+        args
+    }
+
+    fn wait_accepting(&mut self) -> anyhow::Result<()> {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
+                self.child = None;
+                bail!(
+                    "{}: the managed server exited during start-up ({status}); the end of its error log:\n{}",
+                    self.side,
+                    self.log_tail(20)
+                );
+            }
+            if self.admin_spec().connect().is_ok() {
+                return Ok(());
+            }
+            if started.elapsed() > READY_TIMEOUT {
+                bail!(
+                    "{}: the managed server was not ready after {}s; the end of its error log:\n{}",
+                    self.side,
+                    READY_TIMEOUT.as_secs(),
+                    self.log_tail(20)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn create_user(&self) -> anyhow::Result<()> {
+        let mut admin = self.admin()?;
+        let password = self.password.expose();
+        admin.query_drop(format!("CREATE DATABASE IF NOT EXISTS {DATABASE}"))?;
+        for host in ["127.0.0.1", "::1", "localhost"] {
+            admin.query_drop(format!(
+                "CREATE USER '{USER}'@'{host}' IDENTIFIED BY '{password}'"
+            ))?;
+            admin.query_drop(format!("GRANT ALL ON {DATABASE}.* TO '{USER}'@'{host}'"))?;
+        }
+        Ok(())
+    }
+
+    /// Connection settings for root over the Unix socket: used for hooks and facts.
+    pub fn admin_spec(&self) -> ConnectSpec {
+        let mut spec = ConnectSpec::new(
+            Endpoint::Socket {
+                path: self.socket.clone(),
+            },
+            "root",
+            None,
+            None,
+            &ClientSpec::default(),
+        );
+        spec.connect_timeout = Duration::from_secs(2);
+        spec
+    }
+
+    /// A root connection over the Unix socket.
+    pub fn admin(&self) -> anyhow::Result<mysql::Conn> {
+        self.admin_spec()
+            .connect()
+            .with_context(|| format!("{}: connecting to the managed server as root", self.side))
+    }
+
+    /// Connection settings for the workload: TCP on loopback as `sbtest`, with the
+    /// profile's client settings.
+    pub fn client_spec(&self, client: &ClientSpec) -> ConnectSpec {
+        let mut client = client.clone();
+        if client.tls_ca.is_none()
+            && matches!(client.tls, TlsMode::VerifyCa | TlsMode::VerifyIdentity)
+        {
+            client.tls_ca = Some(self.tls.ca.clone());
+        }
+        ConnectSpec::new(
+            Endpoint::Tcp {
+                host: "127.0.0.1".into(),
+                port: self.port,
+            },
+            USER,
+            Some(self.password.clone()),
+            Some(DATABASE),
+            &client,
+        )
+    }
+
+    /// Process id of the server.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// The TCP port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The generated TLS files.
+    pub fn tls_files(&self) -> &TlsFiles {
+        &self.tls
+    }
+
+    /// The last `lines` lines of the server's error log.
+    pub fn log_tail(&self, lines: usize) -> String {
+        let mut text = String::new();
+        if let Ok(mut file) = std::fs::File::open(self.dir().join("error.log")) {
+            let _ = file.read_to_string(&mut text);
+        }
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+
+    /// Stops the server cleanly (SHUTDOWN, wait, kill after a timeout) and removes its
+    /// directory. Safe to call more than once.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            if let Ok(mut admin) = self.admin_spec().connect() {
+                let _ = admin.query_drop("SHUTDOWN");
+            } else {
+                // SAFETY: plain kill(2) on our own child.
+                unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+            }
+            let deadline = Instant::now() + STOP_TIMEOUT;
+            while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if matches!(child.try_wait(), Ok(None)) {
+                let _ = child.kill();
+            }
+            let _ = child.wait();
+            LIVE.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|(pid, _)| *pid != child.id());
+        }
+        if let Some(dir) = self.dir.take() {
+            let _ = dir.close();
+        }
+    }
+}
+
+impl Drop for ManagedServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Kills every live managed server at once and removes its directory: the forced exit
+/// path of a second Ctrl-C.
+pub fn kill_all_now() {
+    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    for (pid, dir) in live.iter() {
+        // SAFETY: plain kill(2) on our own child.
+        unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn install_datadir(dir: &Path, server_binary: &Path) -> anyhow::Result<()> {
+    let install = crate::plan::find_program(&["mariadb-install-db", "mysql_install_db"])
+        .context("mariadb-install-db not found; install mariadb-server")?;
+    let mut command = Command::new(&install);
+    command.args([
+        "--no-defaults".to_string(),
+        format!("--datadir={}", dir.join("data").display()),
+        "--auth-root-authentication-method=normal".into(),
+        "--skip-test-db".into(),
+    ]);
+    if is_root() {
+        command.arg("--user=root");
+    }
+    if let Some(base) = server_binary.parent().and_then(Path::parent)
+        && base != Path::new("/usr")
+    {
+        command.arg(format!("--basedir={}", base.display()));
+    }
+    let output = command
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("running {}", install.display()))?;
+    if !output.status.success() {
+        bail!(
+            "{} failed ({}):\n{}{}",
+            install.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(())
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).context("finding a free port")?;
+    Ok(listener.local_addr()?.port())
+}

@@ -1,0 +1,123 @@
+//! Turns per-round samples of both sides into comparisons: one per thread level and
+//! metric, each with Welch, Fieller and paired intervals, and Holm-adjusted p-values
+//! across the whole run.
+
+use serde::{Deserialize, Serialize};
+
+use super::fieller::fieller;
+use super::holm::holm;
+use super::paired::paired_ratio_ci;
+use super::summary::Summary;
+use super::welch::{Welch, welch};
+use crate::profile::Side;
+
+/// One per-round value of one metric.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Side the round belongs to.
+    pub side: Side,
+    /// Thread level.
+    pub threads: u32,
+    /// Round index within the side and level; pairs rounds across sides.
+    pub index: u32,
+    /// Metric name, such as `tps`.
+    pub metric: String,
+    /// The value.
+    pub value: f64,
+}
+
+/// The comparison of one metric at one thread level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Thread level.
+    pub threads: u32,
+    /// Metric name.
+    pub metric: String,
+    /// Baseline sample summary.
+    pub baseline: Summary,
+    /// Variant sample summary.
+    pub variant: Summary,
+    /// 100(ȳ/x̄ − 1).
+    pub change_pct: f64,
+    /// Fieller CI of the change in %, or `None` when unbounded.
+    pub ci_pct: Option<[f64; 2]>,
+    /// Paired-by-round CI of the change in %, when at least two pairs exist.
+    pub paired_ci_pct: Option<[f64; 2]>,
+    /// Welch test of the difference ȳ − x̄.
+    pub welch: Welch,
+    /// Fieller's g.
+    pub fieller_g: f64,
+    /// Raw two-sided p-value.
+    pub p: f64,
+    /// Holm-adjusted p-value across every comparison of the run.
+    pub p_holm: f64,
+    /// Whether the Holm-adjusted p-value is below alpha.
+    pub significant: bool,
+}
+
+/// Compares the sides for every (thread level, metric) with at least two rounds per side,
+/// in the order levels and metrics first appear in `samples`.
+pub fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
+    let mut keys: Vec<(u32, &str)> = Vec::new();
+    for sample in samples {
+        let key = (sample.threads, sample.metric.as_str());
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    let mut comparisons: Vec<Comparison> = keys
+        .into_iter()
+        .filter_map(|(threads, metric)| compare_one(samples, threads, metric, alpha))
+        .collect();
+    let adjusted = holm(&comparisons.iter().map(|c| c.p).collect::<Vec<_>>());
+    for (comparison, p_holm) in comparisons.iter_mut().zip(adjusted) {
+        comparison.p_holm = p_holm;
+        comparison.significant = p_holm < alpha;
+    }
+    comparisons
+}
+
+/// The values of one side, ordered by round index.
+fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &str) -> Vec<(u32, f64)> {
+    let mut values: Vec<(u32, f64)> = samples
+        .iter()
+        .filter(|s| {
+            s.side == side && s.threads == threads && s.metric == metric && s.value.is_finite()
+        })
+        .map(|s| (s.index, s.value))
+        .collect();
+    values.sort_by_key(|(index, _)| *index);
+    values
+}
+
+fn compare_one(samples: &[Sample], threads: u32, metric: &str, alpha: f64) -> Option<Comparison> {
+    let x = side_values(samples, Side::Baseline, threads, metric);
+    let y = side_values(samples, Side::Variant, threads, metric);
+    if x.len() < 2 || y.len() < 2 {
+        return None;
+    }
+    let xs: Vec<f64> = x.iter().map(|(_, v)| *v).collect();
+    let ys: Vec<f64> = y.iter().map(|(_, v)| *v).collect();
+    let (bx, by) = (Summary::of(&xs), Summary::of(&ys));
+    let test = welch(&bx, &by, alpha);
+    let ratio = fieller(&bx, &by, alpha);
+    let (px, py): (Vec<f64>, Vec<f64>) = x
+        .iter()
+        .filter_map(|(i, a)| y.iter().find(|(j, _)| j == i).map(|(_, b)| (*a, *b)))
+        .unzip();
+    Some(Comparison {
+        threads,
+        metric: metric.to_string(),
+        baseline: bx,
+        variant: by,
+        change_pct: 100.0 * (ratio.ratio - 1.0),
+        ci_pct: ratio.percent_bounds(),
+        paired_ci_pct: paired_ratio_ci(&px, &py, alpha)
+            .map(|[lo, hi]| [100.0 * (lo - 1.0), 100.0 * (hi - 1.0)]),
+        welch: test,
+        fieller_g: ratio.g,
+        p: test.p,
+        p_holm: test.p,
+        significant: false,
+    })
+}

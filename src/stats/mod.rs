@@ -1,0 +1,28 @@
+//! The statistics behind every number (DESIGN §5). Everything here is a pure function of
+//! per-round samples: no I/O, no clock, so it can be checked exactly against scipy.
+//!
+//! The unit of analysis is one value per round per side. Per-second samples inside a
+//! round are autocorrelated and would make every interval look far too certain.
+
+pub mod compare;
+pub mod fieller;
+pub mod holm;
+pub mod paired;
+pub mod summary;
+pub mod welch;
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// The two-sided critical value t(1 - alpha/2, df).
+pub fn t_critical(alpha: f64, df: f64) -> f64 {
+    student(df).inverse_cdf(1.0 - alpha / 2.0)
+}
+
+/// Two-sided p-value of a t statistic.
+pub fn two_sided_p(t: f64, df: f64) -> f64 {
+    2.0 * student(df).sf(t.abs())
+}
+
+fn student(df: f64) -> StudentsT {
+    StudentsT::new(0.0, 1.0, df).expect("degrees of freedom are positive and finite")
+}

@@ -1,0 +1,60 @@
+//! Welch's unequal-variance t-test on the difference of means, y − x. Identical to
+//! `scipy.stats.ttest_ind(y, x, equal_var=False)` and its `confidence_interval()`.
+
+use serde::{Deserialize, Serialize};
+
+use super::summary::Summary;
+use super::{t_critical, two_sided_p};
+
+/// The result of a Welch test.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Welch {
+    /// ȳ − x̄.
+    pub diff: f64,
+    /// Standard error of the difference.
+    pub se: f64,
+    /// t statistic; absent when both sides have zero variance.
+    pub t: Option<f64>,
+    /// Welch–Satterthwaite degrees of freedom; absent when both variances are zero.
+    pub df: Option<f64>,
+    /// Two-sided p-value.
+    pub p: f64,
+    /// Confidence interval of the difference.
+    pub ci: [f64; 2],
+}
+
+/// Welch–Satterthwaite degrees of freedom for variances of the mean `v1`, `v2`.
+pub fn satterthwaite(v1: f64, n1: usize, v2: f64, n2: usize) -> Option<f64> {
+    let denominator = v1 * v1 / (n1 as f64 - 1.0) + v2 * v2 / (n2 as f64 - 1.0);
+    (denominator > 0.0).then(|| (v1 + v2).powi(2) / denominator)
+}
+
+/// Welch's test of baseline `x` against variant `y` at level `alpha`.
+pub fn welch(x: &Summary, y: &Summary, alpha: f64) -> Welch {
+    let (v1, v2) = (x.var_of_mean(), y.var_of_mean());
+    let diff = y.mean - x.mean;
+    let se = (v1 + v2).sqrt();
+    match satterthwaite(v1, x.n, v2, y.n) {
+        Some(df) => {
+            let t = diff / se;
+            let half = t_critical(alpha, df) * se;
+            Welch {
+                diff,
+                se,
+                t: Some(t),
+                df: Some(df),
+                p: two_sided_p(t, df),
+                ci: [diff - half, diff + half],
+            }
+        }
+        // No variance at all: the difference is exact.
+        None => Welch {
+            diff,
+            se,
+            t: None,
+            df: None,
+            p: if diff == 0.0 { 1.0 } else { 0.0 },
+            ci: [diff, diff],
+        },
+    }
+}

@@ -1,0 +1,122 @@
+//! A side, ready to be measured: how its workload connects, how its hooks connect, and
+//! the managed server behind it if abtest started one.
+
+use anyhow::Context;
+
+use crate::db::ConnectSpec;
+use crate::plan::{SidePlan, TargetSpec};
+use crate::profile::Side;
+use crate::server::sandbox::{ManagedServer, ServerLaunch};
+
+/// One side's server and connection settings.
+#[derive(Debug)]
+pub struct Target {
+    /// Which side.
+    pub side: Side,
+    /// Label.
+    pub name: String,
+    /// How workers connect.
+    pub client: ConnectSpec,
+    /// How hooks and fact queries connect (root for managed servers).
+    pub admin: ConnectSpec,
+    /// The managed server, stopped when the target is dropped.
+    pub server: Option<ManagedServer>,
+}
+
+impl Target {
+    /// A side backed by a managed server that is already running.
+    pub fn managed(plan: &SidePlan, server: ManagedServer) -> Target {
+        Target {
+            side: plan.side,
+            name: plan.name.clone(),
+            client: server.client_spec(&plan.client),
+            admin: server.admin_spec(),
+            server: Some(server),
+        }
+    }
+
+    /// A side backed by an external server; checks that it answers.
+    pub fn external(plan: &SidePlan) -> anyhow::Result<Target> {
+        let side = plan.side;
+        let TargetSpec::External {
+            endpoint,
+            user,
+            password,
+            database,
+        } = &plan.target
+        else {
+            anyhow::bail!("{side}: not an external target");
+        };
+        let client = ConnectSpec::new(
+            endpoint.clone(),
+            user,
+            password.clone(),
+            Some(database),
+            &plan.client,
+        );
+        client
+            .connect()
+            .with_context(|| format!("{side}: cannot connect to {user}@{endpoint}/{database}"))?;
+        Ok(Target {
+            side,
+            name: plan.name.clone(),
+            admin: client.clone(),
+            client,
+            server: None,
+        })
+    }
+}
+
+/// Opens both sides. Managed servers install in parallel, are spawned from the calling
+/// thread (which must outlive them) and start up concurrently; if anything fails, what
+/// was started is stopped again.
+pub fn open_both(sides: &[SidePlan; 2], max_threads: u32) -> anyhow::Result<[Target; 2]> {
+    let launches: Vec<Option<ServerLaunch<'_>>> =
+        sides.iter().map(|s| launch_of(s, max_threads)).collect();
+    let mut installed: Vec<Option<ManagedServer>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = launches
+            .iter()
+            .map(|launch| {
+                scope.spawn(move || launch.as_ref().map(ManagedServer::install).transpose())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("an install thread panicked")))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()
+    })?;
+    for (server, launch) in installed.iter_mut().zip(&launches) {
+        if let (Some(server), Some(launch)) = (server.as_mut(), launch) {
+            server.spawn(launch)?;
+        }
+    }
+    for server in installed.iter_mut().flatten() {
+        server.wait_ready()?;
+    }
+    let mut targets = Vec::with_capacity(2);
+    for (plan, server) in sides.iter().zip(installed) {
+        targets.push(match server {
+            Some(server) => Target::managed(plan, server),
+            None => Target::external(plan)?,
+        });
+    }
+    let [a, b]: [Target; 2] = targets
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("two sides expected"))?;
+    Ok([a, b])
+}
+
+fn launch_of(plan: &SidePlan, max_threads: u32) -> Option<ServerLaunch<'_>> {
+    match &plan.target {
+        TargetSpec::Managed { binary, options } => Some(ServerLaunch {
+            side: plan.side,
+            binary,
+            options,
+            max_threads,
+        }),
+        TargetSpec::External { .. } => None,
+    }
+}

@@ -1,0 +1,213 @@
+//! The sbtest schema and data, as sysbench 1.0.20's `oltp_common.lua` creates them.
+//!
+//! abtest marks the tables it creates with a table comment. It reuses any matching
+//! table (sysbench's own included), but it only ever drops a table carrying its mark:
+//! a benchmark must never destroy data it does not own.
+
+use std::fmt::Write as _;
+
+use anyhow::{Context, bail};
+use mysql::prelude::Queryable;
+
+use crate::cli::PrepareMode;
+use crate::db::ConnectSpec;
+use crate::workload::WorkloadSpec;
+use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, WorkloadRng};
+
+/// The table comment that marks a table as created by abtest.
+pub const OWNER_MARK: &str = "created by abtest";
+const ROWS_PER_INSERT: u32 = 1000;
+
+/// What is found where an sbtest table should be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TableState {
+    /// No such table.
+    Missing,
+    /// The table has sysbench's shape and the expected row count.
+    Matches,
+    /// The table exists but differs; the reason says how.
+    Differs {
+        /// What differs.
+        reason: String,
+        /// Whether abtest created it (and so may drop it).
+        owned: bool,
+    },
+}
+
+/// Makes the sbtest tables ready on one server, loading tables in parallel.
+/// Returns how many tables were created.
+pub fn prepare(connect: &ConnectSpec, spec: &WorkloadSpec, seed: u64) -> anyhow::Result<u32> {
+    let mut conn = connect
+        .connect()
+        .context("connecting to prepare the sbtest tables")?;
+    let mut to_load = Vec::new();
+    for table in 1..=spec.tables {
+        let state = inspect(&mut conn, table, spec)?;
+        if needs_load(table, &state, spec.prepare)? {
+            if state != TableState::Missing {
+                conn.query_drop(format!("DROP TABLE sbtest{table}"))?;
+            }
+            to_load.push(table);
+        }
+    }
+    let parallel = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 4);
+    let chunks: Vec<&[u32]> = to_load
+        .chunks(to_load.len().div_ceil(parallel).max(1))
+        .collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|tables| scope.spawn(move || load_tables(connect, spec, seed, tables)))
+            .collect();
+        handles.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|_| bail!("a loader thread panicked"))
+        })
+    })?;
+    Ok(to_load.len() as u32)
+}
+
+fn needs_load(table: u32, state: &TableState, mode: PrepareMode) -> anyhow::Result<bool> {
+    match (state, mode) {
+        (TableState::Missing, PrepareMode::Never) => {
+            bail!(
+                "table sbtest{table} does not exist and --prepare never was given; use --prepare auto"
+            )
+        }
+        (TableState::Missing, _) => Ok(true),
+        (TableState::Matches, PrepareMode::Always) => ensure_owned(table, state).map(|_| true),
+        (TableState::Matches, _) => Ok(false),
+        (TableState::Differs { reason, .. }, PrepareMode::Never) => {
+            bail!(
+                "table sbtest{table} does not match the workload ({reason}) and --prepare never was given"
+            )
+        }
+        (TableState::Differs { .. }, _) => ensure_owned(table, state).map(|_| true),
+    }
+}
+
+fn ensure_owned(table: u32, state: &TableState) -> anyhow::Result<()> {
+    match state {
+        TableState::Differs {
+            owned: false,
+            reason,
+        } => bail!(
+            "table sbtest{table} exists, was not created by abtest and does not match the workload \
+             ({reason}); abtest will not drop it. Drop it yourself or point the profile at another database"
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Compares table `table` with what the workload expects.
+pub fn inspect(
+    conn: &mut mysql::Conn,
+    table: u32,
+    spec: &WorkloadSpec,
+) -> anyhow::Result<TableState> {
+    let name = format!("sbtest{table}");
+    let comment: Option<String> = conn.exec_first(
+        "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+        (&name,),
+    )?;
+    let Some(comment) = comment else {
+        return Ok(TableState::Missing);
+    };
+    let owned = comment == OWNER_MARK;
+    let columns: Vec<(String, String)> = conn.exec(
+        "SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS \
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+        (&name,),
+    )?;
+    let shape: Vec<(String, String)> = columns
+        .into_iter()
+        .map(|(column, kind)| {
+            (
+                column.to_lowercase(),
+                kind.to_lowercase().replace("int(11)", "int"),
+            )
+        })
+        .collect();
+    let expected = [
+        ("id", "int"),
+        ("k", "int"),
+        ("c", "char(120)"),
+        ("pad", "char(60)"),
+    ];
+    if shape.len() != 4
+        || shape
+            .iter()
+            .zip(expected)
+            .any(|((c, t), (ec, et))| c != ec || t != et)
+    {
+        return Ok(TableState::Differs {
+            reason: format!("columns {shape:?}"),
+            owned,
+        });
+    }
+    let rows: Option<u64> = conn.query_first(format!("SELECT COUNT(*) FROM {name}"))?;
+    let rows = rows.unwrap_or(0);
+    if rows != u64::from(spec.table_size) {
+        return Ok(TableState::Differs {
+            reason: format!("{rows} rows, expected {}", spec.table_size),
+            owned,
+        });
+    }
+    Ok(TableState::Matches)
+}
+
+fn load_tables(
+    connect: &ConnectSpec,
+    spec: &WorkloadSpec,
+    seed: u64,
+    tables: &[u32],
+) -> anyhow::Result<()> {
+    if tables.is_empty() {
+        return Ok(());
+    }
+    let mut conn = connect
+        .connect()
+        .context("connecting to load sbtest tables")?;
+    for &table in tables {
+        load_table(&mut conn, spec, seed, table)
+            .with_context(|| format!("loading sbtest{table}"))?;
+    }
+    Ok(())
+}
+
+fn load_table(
+    conn: &mut mysql::Conn,
+    spec: &WorkloadSpec,
+    seed: u64,
+    table: u32,
+) -> anyhow::Result<()> {
+    conn.query_drop(format!(
+        "CREATE TABLE sbtest{table} (\n  id INTEGER NOT NULL AUTO_INCREMENT,\n  k INTEGER DEFAULT '0' NOT NULL,\n  \
+         c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) \
+         ENGINE = InnoDB COMMENT = '{OWNER_MARK}'"
+    ))?;
+    let mut rng = WorkloadRng::seeded(seed ^ (u64::from(table) << 32) ^ 0x5eed);
+    let mut sql = String::with_capacity(ROWS_PER_INSERT as usize * 200);
+    let mut written = 0;
+    while written < spec.table_size {
+        let batch = ROWS_PER_INSERT.min(spec.table_size - written);
+        sql.clear();
+        let _ = write!(sql, "INSERT INTO sbtest{table} (k, c, pad) VALUES ");
+        for row in 0..batch {
+            if row > 0 {
+                sql.push(',');
+            }
+            let _ = write!(sql, "({},'", rng.row_id(spec.table_size));
+            rng.fill_template(C_TEMPLATE, &mut sql);
+            sql.push_str("','");
+            rng.fill_template(PAD_TEMPLATE, &mut sql);
+            sql.push_str("')");
+        }
+        conn.query_drop(&sql)?;
+        written += batch;
+    }
+    conn.query_drop(format!("CREATE INDEX k_{table} ON sbtest{table}(k)"))?;
+    Ok(())
+}
