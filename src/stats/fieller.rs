@@ -33,6 +33,13 @@ impl RatioInterval {
 pub fn fieller(x: &Summary, y: &Summary, alpha: f64) -> RatioInterval {
     let (v1, v2) = (x.var_of_mean(), y.var_of_mean());
     let ratio = y.mean / x.mean;
+    if !ratio.is_finite() {
+        return RatioInterval {
+            ratio,
+            bounds: None,
+            g: f64::INFINITY,
+        };
+    }
     // Welch–Satterthwaite df of y − r·x, whose variance is v2 + r²v1.
     let Some(df) = satterthwaite(ratio * ratio * v1, x.n, v2, y.n) else {
         return RatioInterval {

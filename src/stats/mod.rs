@@ -26,3 +26,6 @@ pub fn two_sided_p(t: f64, df: f64) -> f64 {
 fn student(df: f64) -> StudentsT {
     StudentsT::new(0.0, 1.0, df).expect("degrees of freedom are positive and finite")
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,4 +1,7 @@
 //! One integration-test binary (faster to link than one per file). Tests that start
-//! servers run real MariaDB instances that they start themselves.
+//! servers run real MariaDB instances that they start themselves, never one that happens
+//! to be running.
 
+mod bad_input;
+mod managed_run;
 mod support;

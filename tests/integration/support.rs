@@ -1,1 +1,112 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests: running the real binary in an isolated
+//! temporary directory, and proving afterwards that nothing was left behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+
+/// Tests that start servers take this lock, so at most one experiment (two servers)
+/// runs at a time on a 2-core machine.
+static SERVERS: Mutex<()> = Mutex::new(());
+
+/// Serialises server-starting tests.
+pub fn server_lock() -> MutexGuard<'static, ()> {
+    SERVERS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch directory that also serves as TMPDIR for the abtest under test, so its
+/// server directories can be found (and must be gone) afterwards.
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        Sandbox {
+            dir: tempfile::Builder::new()
+                .prefix("abtest-test-")
+                .tempdir()
+                .unwrap(),
+        }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Writes a file into the sandbox and returns its path.
+    pub fn write(&self, name: &str, contents: &str) -> PathBuf {
+        let path = self.path(name);
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    /// The abtest binary with TMPDIR pointing into the sandbox.
+    pub fn abtest(&self) -> Command {
+        let tmp = self.path("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_abtest"));
+        command.env("TMPDIR", &tmp).current_dir(repo());
+        command
+    }
+
+    /// Runs abtest with `args` and returns its output.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.abtest().args(args).output().expect("abtest runs")
+    }
+
+    /// Fails when a server directory or a server process of this sandbox remains.
+    pub fn assert_nothing_left(&self) {
+        let tmp = self.path("tmp");
+        let left: Vec<_> = std::fs::read_dir(&tmp)
+            .map(|entries| entries.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        assert!(
+            left.is_empty(),
+            "temporary directories left behind: {left:?}"
+        );
+        let processes = processes_mentioning(&tmp);
+        assert!(
+            processes.is_empty(),
+            "processes left running: {processes:?}"
+        );
+    }
+}
+
+/// Command lines of live processes that mention `path`.
+pub fn processes_mentioning(path: &Path) -> Vec<String> {
+    let needle = path.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if text.contains(&needle) {
+                found.push(text);
+            }
+        }
+    }
+    found
+}
+
+/// stdout and stderr as text.
+pub fn text(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Short-round arguments for a quick real run.
+pub const QUICK: &[&str] = &[
+    "--table-size",
+    "1000",
+    "--round-time",
+    "1s",
+    "--warmup",
+    "500ms",
+];

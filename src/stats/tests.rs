@@ -1,0 +1,178 @@
+//! Checks every statistic against reference values computed by scipy/statsmodels
+//! (tests/reference/make_stats_cases.py), plus the edge cases the references skip.
+
+use serde::Deserialize;
+
+use super::fieller::fieller;
+use super::holm::holm;
+use super::paired::paired_ratio_ci;
+use super::summary::Summary;
+use super::welch::welch;
+
+#[derive(Deserialize)]
+struct Reference {
+    cases: Vec<Case>,
+    holm: Vec<HolmCase>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    name: String,
+    alpha: f64,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    t: f64,
+    df: f64,
+    p: f64,
+    ci_diff: [f64; 2],
+    fieller: Option<[f64; 2]>,
+    paired: Option<[f64; 2]>,
+}
+
+#[derive(Deserialize)]
+struct HolmCase {
+    p: Vec<f64>,
+    holm: Vec<f64>,
+}
+
+fn reference() -> Reference {
+    serde_json::from_str(include_str!("../../tests/reference/stats_cases.json"))
+        .expect("reference file parses")
+}
+
+fn assert_close(name: &str, what: &str, actual: f64, expected: f64) {
+    let scale = expected.abs().max(1e-300);
+    let relative = (actual - expected).abs() / scale;
+    assert!(
+        relative < 1e-6 || (actual - expected).abs() < 1e-300,
+        "{name}: {what} = {actual}, reference {expected} (relative error {relative:e})"
+    );
+}
+
+#[test]
+fn welch_matches_scipy() {
+    for case in reference().cases {
+        let (x, y) = (Summary::of(&case.x), Summary::of(&case.y));
+        let w = welch(&x, &y, case.alpha);
+        assert_close(&case.name, "t", w.t.unwrap(), case.t);
+        assert_close(&case.name, "df", w.df.unwrap(), case.df);
+        assert_close(&case.name, "p", w.p, case.p);
+        assert_close(&case.name, "ci low", w.ci[0], case.ci_diff[0]);
+        assert_close(&case.name, "ci high", w.ci[1], case.ci_diff[1]);
+    }
+}
+
+#[test]
+fn fieller_matches_closed_form_and_inversion() {
+    let cases = reference().cases;
+    assert!(
+        cases.iter().any(|c| c.fieller.is_none()),
+        "the references include unbounded cases"
+    );
+    for case in cases {
+        let r = fieller(&Summary::of(&case.x), &Summary::of(&case.y), case.alpha);
+        match (r.bounds, case.fieller) {
+            (Some(actual), Some(expected)) => {
+                assert_close(&case.name, "fieller low", actual[0], expected[0]);
+                assert_close(&case.name, "fieller high", actual[1], expected[1]);
+            }
+            (None, None) => {}
+            (actual, expected) => {
+                panic!("{}: fieller {actual:?}, reference {expected:?}", case.name)
+            }
+        }
+    }
+}
+
+#[test]
+fn paired_matches_reference() {
+    for case in reference().cases {
+        let actual = paired_ratio_ci(&case.x, &case.y, case.alpha);
+        match (actual, case.paired) {
+            (Some(a), Some(e)) => {
+                assert_close(&case.name, "paired low", a[0], e[0]);
+                assert_close(&case.name, "paired high", a[1], e[1]);
+            }
+            (a, e) => assert_eq!(a.is_some(), e.is_some(), "{}", case.name),
+        }
+    }
+}
+
+#[test]
+fn holm_matches_statsmodels() {
+    for case in reference().holm {
+        for (actual, expected) in holm(&case.p).iter().zip(&case.holm) {
+            assert_close("holm", "p", *actual, *expected);
+        }
+    }
+}
+
+#[test]
+fn design_test_vector() {
+    let case = &reference().cases[0];
+    assert_eq!(case.name, "design-vector");
+    let (x, y) = (Summary::of(&case.x), Summary::of(&case.y));
+    let w = welch(&x, &y, 0.05);
+    assert!((w.t.unwrap() - -11.4490).abs() < 1e-4);
+    assert!((w.df.unwrap() - 17.978).abs() < 1e-3);
+    let [lo, hi] = fieller(&x, &y, 0.05).percent_bounds().unwrap();
+    assert!(
+        (lo - -3.257).abs() < 1e-3 && (hi - -2.259).abs() < 1e-3,
+        "{lo} {hi}"
+    );
+    let [plo, phi] = paired_ratio_ci(&case.x, &case.y, 0.05).unwrap();
+    assert!(
+        (100.0 * (plo - 1.0) - -2.868).abs() < 1e-3 && (100.0 * (phi - 1.0) - -2.650).abs() < 1e-3
+    );
+}
+
+#[test]
+fn zero_variance_on_both_sides_is_exact() {
+    let x = Summary::of(&[100.0, 100.0, 100.0]);
+    let y = Summary::of(&[90.0, 90.0, 90.0]);
+    let w = welch(&x, &y, 0.05);
+    assert_eq!((w.t, w.df, w.p, w.ci), (None, None, 0.0, [-10.0, -10.0]));
+    let r = fieller(&x, &y, 0.05);
+    assert_eq!(r.bounds, Some([0.9, 0.9]));
+}
+
+#[test]
+fn identical_samples_give_no_difference() {
+    let values = [10.0, 11.0, 12.0, 13.0];
+    let s = Summary::of(&values);
+    let w = welch(&s, &s, 0.05);
+    assert_eq!(w.t, Some(0.0));
+    assert!((w.p - 1.0).abs() < 1e-12);
+    let [lo, hi] = fieller(&s, &s, 0.05).bounds.unwrap();
+    assert!(lo < 1.0 && hi > 1.0);
+    let [plo, phi] = paired_ratio_ci(&values, &values, 0.05).unwrap();
+    assert_eq!((plo, phi), (1.0, 1.0));
+}
+
+#[test]
+fn zero_variance_on_one_side_uses_the_other() {
+    let x = Summary::of(&[100.0, 100.0, 100.0]);
+    let y = Summary::of(&[90.0, 92.0, 94.0]);
+    let w = welch(&x, &y, 0.05);
+    assert!((w.df.unwrap() - 2.0).abs() < 1e-12);
+    assert!(fieller(&x, &y, 0.05).bounds.is_some());
+}
+
+#[test]
+fn baseline_mean_not_clearly_positive_is_unbounded() {
+    let x = Summary::of(&[1.0, -1.0, 2.0, -2.0]);
+    let y = Summary::of(&[5.0, 6.0, 7.0, 8.0]);
+    let r = fieller(&x, &y, 0.05);
+    assert!(r.bounds.is_none());
+    assert!(r.percent_bounds().is_none());
+    let small = Summary::of(&[1.0, -1.0, 2.0, -1.5]);
+    assert!(fieller(&small, &y, 0.05).bounds.is_none());
+}
+
+#[test]
+fn two_rounds_per_side_are_enough() {
+    let x = Summary::of(&[100.0, 104.0]);
+    let y = Summary::of(&[80.0, 83.0]);
+    let w = welch(&x, &y, 0.05);
+    assert!(w.df.unwrap() > 1.0 && w.p < 1.0);
+}

@@ -1,0 +1,195 @@
+//! Bad input is refused before anything starts: exit code 2, a message naming the file,
+//! the line, the side and the fix, and nothing left behind.
+
+use crate::support::{Sandbox, text};
+
+fn refuse(sandbox: &Sandbox, args: &[&str]) -> String {
+    let output = sandbox.run(args);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    sandbox.assert_nothing_left();
+    stderr
+}
+
+#[test]
+fn unknown_key_names_file_line_side_and_suggestion() {
+    let sandbox = Sandbox::new();
+    let bad = sandbox.write(
+        "bad.toml",
+        "name = \"x\"\n\n[server]\n[server.options]\nport_x = 1\n[hooks]\nsetpu = []\n",
+    );
+    let bad = bad.to_str().unwrap();
+    let stderr = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            bad,
+            "--dry-run",
+        ],
+    );
+    assert!(
+        stderr.contains(&format!("variant profile {bad}:7")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unknown field `setpu`"), "{stderr}");
+    assert!(stderr.contains("did you mean `setup`?"), "{stderr}");
+}
+
+#[test]
+fn missing_profile_file() {
+    let sandbox = Sandbox::new();
+    let stderr = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            "/nonexistent/a.toml",
+            "--variant",
+            "profiles/mariadb.toml",
+        ],
+    );
+    assert!(
+        stderr.contains("baseline profile /nonexistent/a.toml: cannot read it"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn managed_server_with_external_host_is_refused() {
+    let sandbox = Sandbox::new();
+    let bad = sandbox.write(
+        "both.toml",
+        "[server]\n\n[connection]\ntls = \"required\"\nhost = \"db1\"\n",
+    );
+    let bad = bad.to_str().unwrap();
+    let stderr = refuse(
+        &sandbox,
+        &["--baseline", bad, "--variant", "profiles/mariadb.toml"],
+    );
+    assert!(
+        stderr.contains(&format!("baseline profile {bad}:5")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("remove `host`"), "{stderr}");
+}
+
+#[test]
+fn malformed_toml_and_wrong_type() {
+    let sandbox = Sandbox::new();
+    let broken = sandbox.write("broken.toml", "[server\n");
+    let stderr = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            broken.to_str().unwrap(),
+        ],
+    );
+    assert!(stderr.contains("broken.toml:1"), "{stderr}");
+    let typed = sandbox.write(
+        "typed.toml",
+        "[connection]\nhost = \"h\"\nport = \"3306\"\n",
+    );
+    let stderr = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            typed.to_str().unwrap(),
+            "--variant",
+            "profiles/mariadb.toml",
+        ],
+    );
+    assert!(
+        stderr.contains("typed.toml:3") && stderr.contains("invalid type"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn missing_password_variable_and_nonexistent_binary() {
+    let sandbox = Sandbox::new();
+    let env = sandbox.write(
+        "env.toml",
+        "[connection]\nhost = \"127.0.0.1\"\npassword_env = \"ABTEST_TEST_NO_SUCH_VAR\"\n",
+    );
+    let stderr = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            env.to_str().unwrap(),
+            "--variant",
+            "profiles/mariadb.toml",
+        ],
+    );
+    assert!(
+        stderr.contains("env.toml:3") && stderr.contains("ABTEST_TEST_NO_SUCH_VAR is not set"),
+        "{stderr}"
+    );
+    let binary = sandbox.write("bin.toml", "[server]\nbinary = \"/nonexistent/mariadbd\"\n");
+    let stderr = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            binary.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        stderr.contains("bin.toml:2") && stderr.contains("/nonexistent/mariadbd does not exist"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let sandbox = Sandbox::new();
+    let base = [
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+    ];
+    for extra in [
+        &["--rounds", "1"][..],
+        &["--round-time", "0s"],
+        &["--threads", "0"],
+        &["--workload", "oltp_nonsense"],
+        &["--round-time", "soon"],
+        &["--alpha", "2"],
+    ] {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        refuse(&sandbox, &args);
+    }
+}
+
+#[test]
+fn dry_run_prints_the_plan_without_connecting() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb-audit.toml",
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "8",
+        "--rounds",
+        "5",
+        "--round-time",
+        "5s",
+        "--seed",
+        "1",
+        "--dry-run",
+    ]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("plugin_load_add=server_audit"), "{stdout}");
+    assert!(stdout.contains("oltp_point_select"), "{stdout}");
+    assert!(stdout.contains("ABBAABBAAB"), "{stdout}");
+    assert!(stdout.contains("estimate  1m 40s"), "{stdout}");
+    sandbox.assert_nothing_left();
+}
