@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
 
 const EXAMPLE: &str = "\
@@ -25,15 +25,43 @@ Exit codes: 0 completed, 1 runtime failure, 2 usage or configuration error,
 
 /// Command-line interface of abtest.
 #[derive(Debug, Parser)]
-#[command(name = "abtest", version, about = "A/B test two MySQL/MariaDB configurations with sysbench-style OLTP workloads", after_help = EXAMPLE)]
+#[command(
+    name = "abtest",
+    version,
+    about = "A/B test two MySQL/MariaDB configurations with sysbench-style OLTP workloads",
+    after_help = EXAMPLE,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
 pub struct Cli {
+    /// A subcommand; without one, abtest runs an experiment.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// The experiment to run.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Subcommands beside running an experiment.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Re-analyse a saved run (results JSON) or a CSV of per-round values, without a database.
+    Analyze(AnalyzeArgs),
+    /// How many rounds per side are needed to detect an effect, before running anything.
+    PlanRounds(PlanRoundsArgs),
+}
+
+/// Flags of an experiment run.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
     /// Profile of the baseline side (TOML): a managed [server] or an external [connection].
-    #[arg(long, value_name = "FILE", help_heading = "Sides")]
-    pub baseline: PathBuf,
+    #[arg(long, value_name = "FILE", required = true, help_heading = "Sides")]
+    pub baseline: Option<PathBuf>,
 
     /// Profile of the variant side (TOML), the configuration whose cost is measured.
-    #[arg(long, value_name = "FILE", help_heading = "Sides")]
-    pub variant: PathBuf,
+    #[arg(long, value_name = "FILE", required = true, help_heading = "Sides")]
+    pub variant: Option<PathBuf>,
 
     /// Workload settings, identical for both sides.
     #[command(flatten)]
@@ -43,9 +71,9 @@ pub struct Cli {
     #[command(flatten)]
     pub schedule: ScheduleArgs,
 
-    /// Confidence level is 1 - alpha.
-    #[arg(long, default_value_t = 0.05, help_heading = "Analysis")]
-    pub alpha: f64,
+    /// Analysis settings.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
 
     /// Write the results as JSON, rewritten after every round.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -54,6 +82,87 @@ pub struct Cli {
     /// Print the resolved plan and the estimated time, then exit without connecting.
     #[arg(long, help_heading = "Output")]
     pub dry_run: bool,
+}
+
+/// How results are analysed; shared by a run and `abtest analyze`.
+#[derive(Debug, Clone, Args)]
+pub struct AnalysisArgs {
+    /// Significance level; intervals are 1 - alpha, verdicts use 1 - 2 alpha.
+    #[arg(long, default_value_t = 0.05, help_heading = "Analysis")]
+    pub alpha: f64,
+
+    /// Largest acceptable TPS loss, such as 5%; enables a GO / NO-GO / INCONCLUSIVE verdict.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent, help_heading = "Analysis")]
+    pub max_tps_loss: Option<f64>,
+
+    /// Largest acceptable latency inflation: 10% for every compared latency metric, or per
+    /// metric as p99=15%,mean=5% (mean, p50, p95, p99, ...).
+    #[arg(
+        long,
+        value_name = "PCT",
+        value_delimiter = ',',
+        help_heading = "Analysis"
+    )]
+    pub max_latency_inflation: Vec<String>,
+
+    /// Largest acceptable error rate of the variant, in % of attempted transactions.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent, help_heading = "Analysis")]
+    pub max_error_rate: Option<f64>,
+
+    /// Latency percentiles to compare, besides the mean.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "95,99",
+        help_heading = "Analysis"
+    )]
+    pub percentiles: Vec<f64>,
+}
+
+/// `abtest analyze FILE`.
+#[derive(Debug, Clone, Args)]
+pub struct AnalyzeArgs {
+    /// An abtest results JSON, or a CSV with the header side,threads,round,tps,...
+    pub file: PathBuf,
+
+    /// Analysis settings.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub format: OutputFormat,
+}
+
+/// `abtest plan-rounds`.
+#[derive(Debug, Clone, Args)]
+pub struct PlanRoundsArgs {
+    /// Coefficient of variation of the per-round metric, such as 3%.
+    #[arg(long, value_parser = parse_percent)]
+    pub cv: f64,
+
+    /// Smallest change to detect, such as 2%.
+    #[arg(long, value_parser = parse_percent)]
+    pub effect: f64,
+
+    /// Significance level.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+
+    /// Power: the chance of detecting the effect when it is there.
+    #[arg(long, default_value = "80%", value_parser = parse_percent)]
+    pub power: f64,
+}
+
+/// Output formats of `abtest analyze`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// A terminal table.
+    Table,
+    /// The analysis as JSON.
+    Json,
+    /// A Markdown report.
+    Markdown,
 }
 
 /// The workload; sysbench 1.0 option names where sysbench has one.
@@ -222,5 +331,14 @@ pub fn parse_switch(text: &str) -> Result<bool, String> {
         "on" | "true" | "yes" | "1" => Ok(true),
         "off" | "false" | "no" | "0" => Ok(false),
         _ => Err(format!("`{text}` is not on or off")),
+    }
+}
+
+/// Parses a percentage: `5%`, `5` and `5.0%` all mean 5 %, returned as the fraction 0.05.
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches('%').trim();
+    match number.parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value / 100.0),
+        _ => Err(format!("`{text}` is not a percentage; write it as 5%")),
     }
 }

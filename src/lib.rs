@@ -6,7 +6,9 @@
 //! [`runner`] opens both [`target`]s, prepares the [`workload`] data and runs the rounds;
 //! [`stats`] turns per-round samples into comparisons; [`report`] renders them.
 
+pub mod analysis;
 pub mod cli;
+pub mod commands;
 pub mod db;
 pub mod exit;
 pub mod host;
@@ -14,6 +16,7 @@ pub mod plan;
 pub mod profile;
 pub mod report;
 pub mod results;
+pub mod roundcsv;
 pub mod runner;
 pub mod secret;
 pub mod serde_secs;
@@ -26,8 +29,7 @@ use std::ffi::OsString;
 
 use clap::Parser;
 
-use crate::cli::Cli;
-use crate::plan::Plan;
+use crate::cli::{Cli, Command};
 
 /// Parses `args`, runs, and returns the process exit code.
 pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
@@ -43,34 +45,18 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
             };
         }
     };
-    match run(&cli, reproduce_command(&args)) {
+    let outcome = match &cli.command {
+        None => commands::run::execute(&cli.run, reproduce_command(&args)),
+        Some(Command::Analyze(analyze)) => commands::analyze::execute(analyze),
+        Some(Command::PlanRounds(plan)) => commands::plan_rounds::execute(plan),
+    };
+    match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("abtest: error: {e:#}");
             exit::code_for(&e)
         }
     }
-}
-
-/// Runs a parsed command line; returns the exit code of a completed run.
-pub fn run(cli: &Cli, command_line: String) -> anyhow::Result<i32> {
-    let plan = Plan::resolve(cli, command_line)?;
-    for warning in &plan.warnings {
-        eprintln!("abtest: warning: {warning}");
-    }
-    if cli.dry_run {
-        print!("{}", plan.describe());
-        return Ok(exit::SUCCESS);
-    }
-    if let Some(path) = &plan.json {
-        results::check_writable(path)?;
-    }
-    runner::interrupt::install();
-    let (results, outcome) = runner::experiment::run(&plan);
-    if !results.comparisons.is_empty() {
-        print!("{}", report::table::render(&results));
-    }
-    outcome.map(|()| exit::SUCCESS)
 }
 
 /// The command line as a shell would need it to run again. Profiles hold the secrets,

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::cli::Cli;
+use crate::analysis::AnalysisOptions;
+use crate::cli::RunArgs;
 use crate::exit::UsageError;
 use crate::profile::{self, Hooks, LoadedProfile, Side, TlsMode};
 use crate::runner::schedule::Schedule;
@@ -22,6 +23,7 @@ const RESERVED_SERVER_OPTIONS: &[&str] = &[
     "bind_address",
     "pid_file",
     "log_error",
+    "tmpdir",
     "user",
     "ssl_ca",
     "ssl_cert",
@@ -38,8 +40,8 @@ pub struct Plan {
     pub workload: WorkloadSpec,
     /// Rounds, levels and timing.
     pub schedule: Schedule,
-    /// Significance level.
-    pub alpha: f64,
+    /// How the results are analysed.
+    pub analysis: AnalysisOptions,
     /// Seed for data, order and workload randomness.
     pub seed: u64,
     /// Results file, rewritten after every round.
@@ -133,24 +135,27 @@ pub struct ClientSpec {
 
 impl Plan {
     /// Resolves the command line and both profiles into a plan, or a usage error.
-    pub fn resolve(cli: &Cli, command_line: String) -> anyhow::Result<Plan> {
+    pub fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
         let schedule = resolve_schedule(cli)?;
         let workload = WorkloadSpec::from_args(&cli.workload);
         validate_workload(&workload)?;
-        if !(cli.alpha > 0.0 && cli.alpha < 0.5) {
-            return Err(UsageError::err(format!(
-                "--alpha {} is out of range; use a value between 0 and 0.5, such as 0.05",
-                cli.alpha
-            )));
-        }
+        let analysis = AnalysisOptions::from_args(&cli.analysis)?;
         let mut warnings = Vec::new();
-        let baseline = resolve_side(&cli.baseline, Side::Baseline, &mut warnings)?;
-        let variant = resolve_side(&cli.variant, Side::Variant, &mut warnings)?;
+        let baseline = resolve_side(
+            required(&cli.baseline, "--baseline")?,
+            Side::Baseline,
+            &mut warnings,
+        )?;
+        let variant = resolve_side(
+            required(&cli.variant, "--variant")?,
+            Side::Variant,
+            &mut warnings,
+        )?;
         Ok(Plan {
             sides: [baseline, variant],
             workload,
             schedule,
-            alpha: cli.alpha,
+            analysis,
             seed: cli.schedule.seed.unwrap_or_else(crate::secret::random_u64),
             json: cli.json.clone(),
             command_line,
@@ -206,6 +211,11 @@ impl Plan {
     }
 }
 
+fn required<'a>(path: &'a Option<PathBuf>, flag: &str) -> anyhow::Result<&'a Path> {
+    path.as_deref()
+        .ok_or_else(|| UsageError::err(format!("{flag} FILE is required")))
+}
+
 fn round_secs(duration: Duration) -> Duration {
     Duration::from_secs(duration.as_secs())
 }
@@ -231,7 +241,7 @@ fn describe_target(side: &SidePlan) -> String {
     }
 }
 
-fn resolve_schedule(cli: &Cli) -> anyhow::Result<Schedule> {
+fn resolve_schedule(cli: &RunArgs) -> anyhow::Result<Schedule> {
     let args = &cli.schedule;
     if args.rounds < 2 {
         return Err(UsageError::err(format!(

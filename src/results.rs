@@ -9,10 +9,12 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::{self, AnalysisOptions};
 use crate::host::HostFacts;
 use crate::profile::Side;
 use crate::server::facts::{ServerFacts, VariableDiff};
 use crate::stats::compare::{Comparison, Sample};
+use crate::stats::verdict::Verdict;
 use crate::workload::oltp::QueryCounts;
 
 /// Version of the results file layout; bumped on incompatible changes.
@@ -95,16 +97,41 @@ pub struct RoundRecord {
 }
 
 impl RoundRecord {
-    /// The value of a compared metric.
+    /// The value of a compared metric. Latency percentiles other than p50/p95/p99 are
+    /// read from the round's histogram.
     pub fn metric(&self, name: &str) -> Option<f64> {
         match name {
             "tps" => Some(self.tps),
             "qps" => Some(self.qps),
             "latency_mean_ms" => Some(self.latency_ms.mean),
+            "latency_p50_ms" => Some(self.latency_ms.p50),
             "latency_p95_ms" => Some(self.latency_ms.p95),
             "latency_p99_ms" => Some(self.latency_ms.p99),
-            _ => None,
+            "latency_max_ms" => Some(self.latency_ms.max),
+            "error_rate" => Some(self.error_rate()),
+            _ => self.histogram_percentile(name),
         }
+    }
+
+    /// Errors in % of attempted transactions (completed plus failed).
+    pub fn error_rate(&self) -> f64 {
+        let errors: u64 = self.errors.values().sum();
+        let attempted = self.transactions + errors;
+        if attempted == 0 {
+            0.0
+        } else {
+            100.0 * errors as f64 / attempted as f64
+        }
+    }
+
+    fn histogram_percentile(&self, name: &str) -> Option<f64> {
+        let percentile: f64 = name
+            .strip_prefix("latency_p")?
+            .strip_suffix("_ms")?
+            .parse()
+            .ok()?;
+        let histogram = crate::runner::round::decode_histogram(&self.histogram)?;
+        Some(histogram.value_at_percentile(percentile) as f64 / 1000.0)
     }
 }
 
@@ -152,27 +179,72 @@ pub struct ResultsFile {
     pub rounds: Vec<RoundRecord>,
     /// Comparisons of the completed rounds.
     pub comparisons: Vec<Comparison>,
+    /// How the comparisons were analysed.
+    pub analysis: Option<AnalysisOptions>,
     /// Overall verdict, when tolerances were given.
-    pub verdict: Option<String>,
-    /// Warnings about the run or the data.
+    pub verdict: Option<Verdict>,
+    /// Warnings about the run (profiles, teardown).
     pub warnings: Vec<String>,
+    /// Warnings about the data, from the latest analysis.
+    #[serde(default)]
+    pub analysis_warnings: Vec<String>,
     /// Why the run stopped early, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
 impl ResultsFile {
-    /// Samples of every compared metric from the completed rounds.
-    pub fn samples(&self) -> Vec<Sample> {
-        samples(&self.rounds)
+    /// Re-analyses the completed rounds with `options` and stores the outcome.
+    pub fn analyze(&mut self, options: &AnalysisOptions) {
+        let completed = || {
+            self.rounds
+                .iter()
+                .filter(|r| r.status == RoundStatus::Completed)
+        };
+        let with_errors = completed().any(|r| !r.errors.is_empty());
+        let metrics = options.run_metrics(with_errors);
+        let samples = samples(&self.rounds, &metrics);
+        let analysis = analysis::analyze(&samples, options);
+        let mut warnings = round_warnings(&self.rounds);
+        warnings.extend(analysis.warnings);
+        self.comparisons = analysis.comparisons;
+        self.verdict = analysis.verdict;
+        self.analysis = Some(options.clone());
+        self.analysis_warnings = warnings;
     }
 }
 
-/// Samples of every compared metric from the completed rounds.
-pub fn samples(rounds: &[RoundRecord]) -> Vec<Sample> {
+/// Warnings about individual rounds: errors, saturated histograms, unfinished rounds.
+fn round_warnings(rounds: &[RoundRecord]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for r in rounds {
+        let label = format!("{} round {} at {} threads", r.side, r.index + 1, r.threads);
+        if !r.errors.is_empty() {
+            warnings.push(format!("{label}: errors {:?}", r.errors));
+        }
+        if r.latency_saturated > 0 {
+            warnings.push(format!(
+                "{label}: {} events took longer than the histogram's 100 s range",
+                r.latency_saturated
+            ));
+        }
+        if r.status != RoundStatus::Completed {
+            let status = serde_json::to_value(r.status).unwrap_or_default();
+            warnings.push(format!(
+                "{label}: {} ({}), not analysed",
+                status.as_str().unwrap_or("?"),
+                r.reason.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    warnings
+}
+
+/// Samples of `metrics` from the completed rounds.
+pub fn samples(rounds: &[RoundRecord], metrics: &[String]) -> Vec<Sample> {
     let mut out = Vec::new();
     for round in rounds.iter().filter(|r| r.status == RoundStatus::Completed) {
-        for metric in METRICS {
+        for metric in metrics {
             if let Some(value) = round.metric(metric) {
                 out.push(Sample {
                     side: round.side,

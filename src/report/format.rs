@@ -30,6 +30,15 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
+/// The confidence level of 1 − alpha in %, such as `95`.
+pub fn confidence(alpha: f64) -> String {
+    let level = format!("{:.2}", 100.0 * (1.0 - alpha));
+    level
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,5 +54,7 @@ mod tests {
         assert_eq!(change(5.0, None), "+5.00 % [unbounded]");
         assert_eq!(p_value(0.0123), "0.012");
         assert_eq!(p_value(1.09e-9), "1.1e-9");
+        assert_eq!(confidence(0.05), "95");
+        assert_eq!(confidence(0.005), "99.5");
     }
 }

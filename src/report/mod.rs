@@ -1,6 +1,116 @@
-//! Reports rendered from a results file. Each format owns one file; all of them read
-//! the same [`crate::results::ResultsFile`], so `abtest report` can re-render any of them
-//! from a saved run.
+//! Reports rendered from an analysis. Each format owns one file; all of them read the
+//! same [`ReportView`], so `abtest analyze` can render any of them from a saved run or
+//! from a CSV of per-round values.
 
 pub mod format;
+pub mod json;
+pub mod markdown;
 pub mod table;
+
+use crate::profile::Side;
+use crate::results::ResultsFile;
+use crate::stats::compare::Comparison;
+use crate::stats::verdict::Verdict;
+
+/// What every report shows.
+#[derive(Debug, Clone)]
+pub struct ReportView<'a> {
+    /// Labels of baseline and variant.
+    pub names: [String; 2],
+    /// The comparisons.
+    pub comparisons: &'a [Comparison],
+    /// Overall verdict, when tolerances were given.
+    pub verdict: Option<Verdict>,
+    /// Warnings about the run and the data.
+    pub warnings: Vec<String>,
+    /// Significance level.
+    pub alpha: f64,
+    /// The full results, when the report is about an abtest run.
+    pub results: Option<&'a ResultsFile>,
+}
+
+impl<'a> ReportView<'a> {
+    /// A view of a results file.
+    pub fn of_results(results: &'a ResultsFile) -> ReportView<'a> {
+        let name = |side| {
+            results
+                .sides
+                .get(&side)
+                .map(|s| s.name.clone())
+                .unwrap_or_else(|| side.to_string())
+        };
+        let mut warnings = results.warnings.clone();
+        warnings.extend(results.analysis_warnings.iter().cloned());
+        ReportView {
+            names: [name(Side::Baseline), name(Side::Variant)],
+            comparisons: &results.comparisons,
+            verdict: results.verdict,
+            warnings,
+            alpha: results.analysis.as_ref().map_or(0.05, |a| a.alpha),
+            results: Some(results),
+        }
+    }
+
+    /// The one-line summary: the verdict, or the headline change of TPS.
+    pub fn headline(&self) -> String {
+        let tps: Vec<String> = self
+            .comparisons
+            .iter()
+            .filter(|c| c.metric == "tps")
+            .map(|c| {
+                format!(
+                    "TPS {} at {} threads{}",
+                    format::change(c.change_pct, c.ci_pct),
+                    c.threads,
+                    if c.significant {
+                        ""
+                    } else {
+                        " (not significant)"
+                    }
+                )
+            })
+            .collect();
+        let summary = if tps.is_empty() {
+            "no comparison (too few completed rounds)".to_string()
+        } else {
+            tps.join("; ")
+        };
+        match self.verdict {
+            Some(verdict) => format!("{}: {summary}", verdict.as_str()),
+            None => summary,
+        }
+    }
+
+    /// Power notes for comparisons that are INCONCLUSIVE or have fewer than 5 rounds.
+    pub fn power_notes(&self) -> Vec<String> {
+        self.comparisons
+            .iter()
+            .filter(|c| c.verdict == Some(Verdict::Inconclusive) || c.baseline.n.min(c.variant.n) < 5)
+            .filter_map(|c| {
+                let power = c.power?;
+                let needed = match (power.rounds_needed, c.tolerance_pct) {
+                    (Some(n), Some(t)) => format!("; about {n} rounds per side would decide at the {t:.1} % tolerance"),
+                    (Some(n), None) => format!("; about {n} rounds per side would detect the observed change"),
+                    _ => String::new(),
+                };
+                Some(format!(
+                    "{} at {} threads: CV {:.1} %, smallest detectable change with {} rounds ≈ {:.1} %{needed}",
+                    c.metric,
+                    c.threads,
+                    100.0 * power.cv,
+                    c.baseline.n.min(c.variant.n),
+                    100.0 * power.mde
+                ))
+            })
+            .collect()
+    }
+}
+
+/// The cell shown in a report's last column: the verdict, or "significant".
+pub fn judgement(c: &Comparison) -> String {
+    match c.verdict {
+        Some(v) => v.as_str().to_string(),
+        None if c.significant => "significant".into(),
+        None => String::new(),
+    }
+}

@@ -1,13 +1,14 @@
-//! The terminal summary on stdout: one row per thread level and metric.
+//! The terminal summary on stdout: one row per thread level and metric, the verdict,
+//! and power notes when the data could not decide.
 
 use comfy_table::{Cell, ContentArrangement, Table, presets};
 
-use super::format;
-use crate::results::ResultsFile;
+use super::{ReportView, format, judgement};
 
-/// Renders the comparison table of a results file.
-pub fn render(results: &ResultsFile) -> String {
+/// Renders the comparison table.
+pub fn render(view: &ReportView<'_>) -> String {
     let mut table = Table::new();
+    let confidence = format!("change [{} % CI]", format::confidence(view.alpha));
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)
@@ -16,12 +17,12 @@ pub fn render(results: &ResultsFile) -> String {
             "metric",
             "baseline",
             "variant",
-            "change [95 % CI]",
+            &confidence,
             "p",
             "Holm p",
-            "",
+            "verdict",
         ]);
-    for c in &results.comparisons {
+    for c in view.comparisons {
         table.add_row(vec![
             Cell::new(c.threads),
             Cell::new(&c.metric),
@@ -30,19 +31,20 @@ pub fn render(results: &ResultsFile) -> String {
             Cell::new(format::change(c.change_pct, c.ci_pct)),
             Cell::new(format::p_value(c.p)),
             Cell::new(format::p_value(c.p_holm)),
-            Cell::new(if c.significant { "significant" } else { "" }),
+            Cell::new(judgement(c)),
         ]);
     }
-    let names = |side| {
-        results
-            .sides
-            .get(&side)
-            .map(|s| s.name.clone())
-            .unwrap_or_default()
-    };
-    format!(
+    let mut out = format!(
         "baseline: {}\nvariant:  {}\n{table}\n",
-        names(crate::profile::Side::Baseline),
-        names(crate::profile::Side::Variant)
-    )
+        view.names[0], view.names[1]
+    );
+    out.push_str(&format!("{}\n", view.headline()));
+    let notes = view.power_notes();
+    if !notes.is_empty() {
+        out.push_str("power:\n");
+        for note in notes {
+            out.push_str(&format!("  {note}\n"));
+        }
+    }
+    out
 }

@@ -13,7 +13,6 @@ use crate::plan::Plan;
 use crate::profile::Side;
 use crate::results::{self, ResultsFile, RoundStatus, RunStatus, SideInfo};
 use crate::server::facts::{self, ServerFacts};
-use crate::stats::compare::compare;
 use crate::target::Target;
 use crate::workload::schema;
 
@@ -49,8 +48,10 @@ fn new_results(plan: &Plan) -> ResultsFile {
         differences: Vec::new(),
         rounds: Vec::new(),
         comparisons: Vec::new(),
+        analysis: None,
         verdict: None,
         warnings: plan.warnings.clone(),
+        analysis_warnings: Vec::new(),
         error: None,
     }
 }
@@ -58,6 +59,7 @@ fn new_results(plan: &Plan) -> ResultsFile {
 fn run_with_results(plan: &Plan, results: &mut ResultsFile) -> anyhow::Result<()> {
     let targets = open_targets(plan)?;
     read_facts(&targets, results);
+    warn_if_same(plan, results);
     save(plan, results)?;
     let rounds = prepare_and_run(plan, &targets, results);
     let mut teardown_failures = Vec::new();
@@ -110,6 +112,24 @@ fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
     let facts_of = |side: Side| results.sides.get(&side).and_then(|s| s.facts.clone());
     if let (Some(a), Some(b)) = (facts_of(Side::Baseline), facts_of(Side::Variant)) {
         results.differences = facts::differences(&a, &b);
+    }
+}
+
+/// Warns when nothing distinguishes the sides: no differing variable, the same client
+/// TLS and no hooks. That is an A/A comparison, which is fine when intended.
+fn warn_if_same(plan: &Plan, results: &mut ResultsFile) {
+    let facts_known = results.sides.values().all(|s| s.facts.is_some());
+    let hooks = |side: Side| {
+        let h = &plan.side(side).hooks;
+        h.setup.len() + h.before_round.len() + h.after_round.len() + h.teardown.len()
+    };
+    if facts_known
+        && results.differences.is_empty()
+        && hooks(Side::Baseline) + hooks(Side::Variant) == 0
+    {
+        let warning = "the two sides show no difference (same variables, same client TLS, no hooks): this is an A/A comparison".to_string();
+        eprintln!("abtest: warning: {warning}");
+        results.warnings.push(warning);
     }
 }
 
@@ -221,7 +241,7 @@ fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) 
     if let Err(e) = outcome {
         results.error = Some(format!("{e:#}"));
     }
-    results.comparisons = compare(&results.samples(), plan.alpha);
+    results.analyze(&plan.analysis);
     if let Err(e) = save(plan, results) {
         eprintln!("abtest: error: could not save the results: {e:#}");
     }

@@ -20,6 +20,8 @@ const INSTANCE_VARIABLES: &[&str] = &[
     "log_bin_index",
     "log_error",
     "pid_file",
+    "report_port",
+    "server_uid",
     "plugin_dir",
     "port",
     "relay_log_basename",
@@ -99,7 +101,7 @@ pub struct VariableDiff {
 /// `client_tls_cipher`, since it is often the very change under test.
 pub fn differences(baseline: &ServerFacts, variant: &ServerFacts) -> Vec<VariableDiff> {
     let with_client = |facts: &ServerFacts| {
-        let mut all = facts.variables.clone();
+        let mut all = normalized_paths(&facts.variables);
         all.insert("client_tls_version".into(), facts.tls_version.clone());
         all.insert("client_tls_cipher".into(), facts.tls_cipher.clone());
         all
@@ -118,6 +120,30 @@ pub fn differences(baseline: &ServerFacts, variant: &ServerFacts) -> Vec<Variabl
         .collect()
 }
 
+/// Replaces the server's own data directory inside every value with `<datadir>`, so
+/// two instances that differ only in where they live show no difference.
+fn normalized_paths(variables: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let datadir = variables
+        .get("datadir")
+        .map(|d| d.trim_end_matches('/').to_string());
+    let home = datadir
+        .as_deref()
+        .and_then(|d| std::path::Path::new(d).parent())
+        .map(|p| p.display().to_string());
+    variables
+        .iter()
+        .map(|(name, value)| {
+            let mut value = value.clone();
+            for (path, label) in [(&datadir, "<datadir>"), (&home, "<instance>")] {
+                if let Some(path) = path.as_deref().filter(|p| p.len() > 1) {
+                    value = value.replace(path, label);
+                }
+            }
+            (name.clone(), value)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,10 +153,18 @@ mod tests {
         let mut a = ServerFacts::default();
         a.variables.insert("port".into(), "1".into());
         a.variables
+            .insert("datadir".into(), "/tmp/abtest-a/data/".into());
+        a.variables
+            .insert("aria_log_dir_path".into(), "/tmp/abtest-a/data/".into());
+        a.variables
             .insert("thread_handling".into(), "one-thread-per-connection".into());
         a.tls_cipher = "none".into();
         let mut b = a.clone();
         b.variables.insert("port".into(), "2".into());
+        b.variables
+            .insert("datadir".into(), "/tmp/abtest-b/data/".into());
+        b.variables
+            .insert("aria_log_dir_path".into(), "/tmp/abtest-b/data/".into());
         b.variables
             .insert("thread_handling".into(), "pool-of-threads".into());
         b.tls_cipher = "TLS_AES_256_GCM_SHA384".into();

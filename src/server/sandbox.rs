@@ -147,6 +147,7 @@ impl ManagedServer {
             format!("--port={}", self.port),
             "--bind-address=127.0.0.1".into(),
             format!("--pid-file={}", dir.join("mysqld.pid").display()),
+            format!("--tmpdir={}", dir.join("tmp").display()),
             format!("--log-error={}", dir.join("error.log").display()),
             format!("--ssl-ca={}", self.tls.ca.display()),
             format!("--ssl-cert={}", self.tls.cert.display()),
@@ -327,8 +328,11 @@ fn is_root() -> bool {
 fn install_datadir(dir: &Path, server_binary: &Path) -> anyhow::Result<()> {
     let install = crate::plan::find_program(&["mariadb-install-db", "mysql_install_db"])
         .context("mariadb-install-db not found; install mariadb-server")?;
+    // A private TMPDIR: parallel bootstraps sharing /tmp collide on temporary table names.
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp)?;
     let mut command = Command::new(&install);
-    command.args([
+    command.env("TMPDIR", &tmp).args([
         "--no-defaults".to_string(),
         format!("--datadir={}", dir.join("data").display()),
         "--auth-root-authentication-method=normal".into(),

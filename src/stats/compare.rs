@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use super::fieller::fieller;
 use super::holm::holm;
 use super::paired::paired_ratio_ci;
+use super::power::Power;
 use super::summary::Summary;
+use super::verdict::Verdict;
 use super::welch::{Welch, welch};
 use crate::profile::Side;
 
@@ -53,6 +55,16 @@ pub struct Comparison {
     pub p_holm: f64,
     /// Whether the Holm-adjusted p-value is below alpha.
     pub significant: bool,
+    /// Geometric-mean change of the paired rounds in %, the paired point estimate.
+    pub paired_change_pct: Option<f64>,
+    /// Tolerance applied to this metric, in %, when one was given.
+    pub tolerance_pct: Option<f64>,
+    /// The (1 − 2α) interval of the change in % that the verdict reads.
+    pub verdict_ci_pct: Option<[f64; 2]>,
+    /// GO / NO-GO / INCONCLUSIVE, when a tolerance was given.
+    pub verdict: Option<Verdict>,
+    /// Observed CV, minimum detectable effect and rounds needed.
+    pub power: Option<Power>,
 }
 
 /// Compares the sides for every (thread level, metric) with at least two rounds per side,
@@ -114,10 +126,22 @@ fn compare_one(samples: &[Sample], threads: u32, metric: &str, alpha: f64) -> Op
         ci_pct: ratio.percent_bounds(),
         paired_ci_pct: paired_ratio_ci(&px, &py, alpha)
             .map(|[lo, hi]| [100.0 * (lo - 1.0), 100.0 * (hi - 1.0)]),
+        paired_change_pct: paired_change(&px, &py),
         welch: test,
         fieller_g: ratio.g,
         p: test.p,
         p_holm: test.p,
         significant: false,
+        tolerance_pct: None,
+        verdict_ci_pct: None,
+        verdict: None,
+        power: None,
     })
+}
+
+/// 100(exp(mean ln(y/x)) − 1) over the pairs, when there are any.
+fn paired_change(x: &[f64], y: &[f64]) -> Option<f64> {
+    let logs: Vec<f64> = x.iter().zip(y).map(|(a, b)| (b / a).ln()).collect();
+    let mean = super::summary::mean(&logs);
+    (!logs.is_empty() && mean.is_finite()).then(|| 100.0 * (mean.exp() - 1.0))
 }

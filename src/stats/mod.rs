@@ -5,10 +5,13 @@
 //! round are autocorrelated and would make every interval look far too certain.
 
 pub mod compare;
+pub mod diagnostics;
 pub mod fieller;
 pub mod holm;
 pub mod paired;
+pub mod power;
 pub mod summary;
+pub mod verdict;
 pub mod welch;
 
 use statrs::distribution::{ContinuousCDF, StudentsT};

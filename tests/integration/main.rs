@@ -2,6 +2,7 @@
 //! servers run real MariaDB instances that they start themselves, never one that happens
 //! to be running.
 
+mod analyze;
 mod bad_input;
 mod managed_run;
 mod support;

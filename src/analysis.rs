@@ -1,0 +1,266 @@
+//! From per-round samples to what a reviewer reads: comparisons with their intervals,
+//! tolerances turned into verdicts, power figures, and warnings about the data. A pure
+//! function of its inputs, shared by a live run and `abtest analyze`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cli::AnalysisArgs;
+use crate::exit::UsageError;
+use crate::profile::Side;
+use crate::stats::compare::{Comparison, Sample, compare};
+use crate::stats::diagnostics::side_warnings;
+use crate::stats::fieller::fieller;
+use crate::stats::power::power;
+use crate::stats::summary::Summary;
+use crate::stats::t_critical;
+use crate::stats::verdict::{self, Direction, Verdict};
+
+/// How to analyse, resolved from the flags.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalysisOptions {
+    /// Significance level.
+    pub alpha: f64,
+    /// Largest acceptable TPS loss (fraction).
+    pub max_tps_loss: Option<f64>,
+    /// Largest acceptable inflation (fraction) per latency metric name.
+    pub max_latency_inflation: BTreeMap<String, f64>,
+    /// Inflation applied to every compared latency metric without its own.
+    pub max_latency_inflation_all: Option<f64>,
+    /// Largest acceptable error rate of the variant (in %).
+    pub max_error_rate: Option<f64>,
+    /// Latency percentiles compared besides the mean.
+    pub percentiles: Vec<f64>,
+}
+
+/// The outcome of an analysis.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Analysis {
+    /// One per thread level and metric.
+    pub comparisons: Vec<Comparison>,
+    /// Overall verdict, when tolerances were given.
+    pub verdict: Option<Verdict>,
+    /// Warnings about the data.
+    pub warnings: Vec<String>,
+}
+
+impl AnalysisOptions {
+    /// Resolves and validates the analysis flags.
+    pub fn from_args(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
+        if !(args.alpha > 0.0 && args.alpha < 0.5) {
+            return Err(UsageError::err(format!(
+                "--alpha {} is out of range; use a value between 0 and 0.5, such as 0.05",
+                args.alpha
+            )));
+        }
+        if let Some(bad) = args
+            .percentiles
+            .iter()
+            .find(|p| !(**p > 0.0 && **p < 100.0))
+        {
+            return Err(UsageError::err(format!(
+                "--percentiles {bad} must lie between 0 and 100, such as 95,99"
+            )));
+        }
+        let mut options = AnalysisOptions {
+            alpha: args.alpha,
+            max_tps_loss: args.max_tps_loss,
+            max_latency_inflation: BTreeMap::new(),
+            max_latency_inflation_all: None,
+            max_error_rate: args.max_error_rate.map(|f| f * 100.0),
+            percentiles: args.percentiles.clone(),
+        };
+        for entry in &args.max_latency_inflation {
+            options.add_latency_tolerance(entry)?;
+        }
+        Ok(options)
+    }
+
+    fn add_latency_tolerance(&mut self, entry: &str) -> anyhow::Result<()> {
+        let bad = |why: &str| {
+            UsageError::err(format!(
+                "--max-latency-inflation `{entry}`: {why}; write 10% or p99=15%,mean=5%"
+            ))
+        };
+        match entry.split_once('=') {
+            None => {
+                self.max_latency_inflation_all =
+                    Some(crate::cli::parse_percent(entry).map_err(|e| bad(&e))?)
+            }
+            Some((name, value)) => {
+                let metric = latency_metric_name(name.trim())
+                    .ok_or_else(|| bad("unknown latency metric"))?;
+                let value = crate::cli::parse_percent(value).map_err(|e| bad(&e))?;
+                self.max_latency_inflation.insert(metric, value);
+            }
+        }
+        Ok(())
+    }
+
+    /// The metrics compared for a run's rounds, in report order.
+    pub fn run_metrics(&self, with_errors: bool) -> Vec<String> {
+        let mut metrics: Vec<String> = ["tps", "qps", "latency_mean_ms"].map(String::from).to_vec();
+        metrics.extend(self.percentiles.iter().map(|p| percentile_metric(*p)));
+        if with_errors {
+            metrics.push("error_rate".into());
+        }
+        metrics
+    }
+
+    /// Whether any tolerance was given.
+    pub fn has_tolerances(&self) -> bool {
+        self.max_tps_loss.is_some()
+            || self.max_error_rate.is_some()
+            || self.max_latency_inflation_all.is_some()
+            || !self.max_latency_inflation.is_empty()
+    }
+
+    /// The direction and tolerance (fraction) of a ratio-judged metric, if it has one.
+    fn ratio_tolerance(&self, metric: &str) -> Option<(Direction, f64)> {
+        if metric == "tps" {
+            return self.max_tps_loss.map(|d| (Direction::HigherIsBetter, d));
+        }
+        if metric.starts_with("latency_") {
+            let delta = self
+                .max_latency_inflation
+                .get(metric)
+                .copied()
+                .or(self.max_latency_inflation_all);
+            return delta.map(|d| (Direction::LowerIsBetter, d));
+        }
+        None
+    }
+}
+
+/// `latency_p95_ms` for 95, `latency_p99.9_ms` for 99.9.
+pub fn percentile_metric(percentile: f64) -> String {
+    format!("latency_p{}_ms", percentile_label(percentile))
+}
+
+fn percentile_label(percentile: f64) -> String {
+    let text = format!("{percentile:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Maps `mean`, `p99`, `p99.9` or a full metric name to the latency metric's name.
+fn latency_metric_name(name: &str) -> Option<String> {
+    if name.starts_with("latency_") {
+        return Some(name.to_string());
+    }
+    if name == "mean" {
+        return Some("latency_mean_ms".into());
+    }
+    let value: f64 = name.strip_prefix('p')?.parse().ok()?;
+    (value > 0.0 && value < 100.0).then(|| percentile_metric(value))
+}
+
+/// Analyses `samples`: comparisons, verdicts, power and warnings.
+pub fn analyze(samples: &[Sample], options: &AnalysisOptions) -> Analysis {
+    let mut comparisons = compare(samples, options.alpha);
+    for comparison in &mut comparisons {
+        judge(comparison, samples, options);
+    }
+    let verdict = verdict::overall(comparisons.iter().filter_map(|c| c.verdict));
+    let mut warnings = Vec::new();
+    for comparison in &comparisons {
+        warnings.extend(comparison_warnings(comparison));
+        if comparison.metric == "tps" {
+            for side in Side::BOTH {
+                let values = side_values(samples, side, comparison.threads, "tps");
+                warnings.extend(side_warnings(
+                    &format!("{side} tps at {} threads", comparison.threads),
+                    &values,
+                ));
+            }
+        }
+    }
+    Analysis {
+        comparisons,
+        verdict,
+        warnings,
+    }
+}
+
+fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &str) -> Vec<f64> {
+    let mut values: Vec<(u32, f64)> = samples
+        .iter()
+        .filter(|s| s.side == side && s.threads == threads && s.metric == metric)
+        .map(|s| (s.index, s.value))
+        .collect();
+    values.sort_by_key(|(index, _)| *index);
+    values.into_iter().map(|(_, v)| v).collect()
+}
+
+/// Adds tolerance, verdict and power to a comparison.
+fn judge(comparison: &mut Comparison, samples: &[Sample], options: &AnalysisOptions) {
+    let (x, y) = (&comparison.baseline, &comparison.variant);
+    let n = x.n.min(y.n);
+    let mut target_effect = None;
+    if let Some((direction, delta)) = options.ratio_tolerance(&comparison.metric) {
+        let interval = fieller(x, y, 2.0 * options.alpha);
+        comparison.tolerance_pct = Some(100.0 * delta);
+        comparison.verdict_ci_pct = interval.percent_bounds();
+        comparison.verdict = Some(verdict::ratio_verdict(interval.bounds, direction, delta));
+        let boundary = match direction {
+            Direction::HigherIsBetter => -delta,
+            Direction::LowerIsBetter => delta,
+        };
+        target_effect = Some((boundary - comparison.change_pct / 100.0).abs());
+    } else if comparison.metric == "error_rate"
+        && let Some(limit) = options.max_error_rate
+    {
+        let values = side_values(samples, Side::Variant, comparison.threads, "error_rate");
+        let bounds = one_sided_mean_interval(&Summary::of(&values), options.alpha);
+        comparison.tolerance_pct = Some(limit);
+        comparison.verdict_ci_pct = Some(bounds);
+        comparison.verdict = Some(verdict::absolute_verdict(bounds, limit));
+    }
+    if comparison.metric != "error_rate" {
+        let effect = target_effect.or(Some((comparison.change_pct / 100.0).abs()));
+        comparison.power = Some(power(x.cv, y.cv, n, effect, options.alpha));
+    }
+}
+
+/// The (1 − 2α) two-sided interval of a mean, i.e. each bound one-sided at level α.
+fn one_sided_mean_interval(summary: &Summary, alpha: f64) -> [f64; 2] {
+    if summary.n < 2 || summary.sd == 0.0 {
+        return [summary.mean, summary.mean];
+    }
+    let half =
+        t_critical(2.0 * alpha, summary.n as f64 - 1.0) * summary.sd / (summary.n as f64).sqrt();
+    [summary.mean - half, summary.mean + half]
+}
+
+fn comparison_warnings(c: &Comparison) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let label = format!("{} at {} threads", c.metric, c.threads);
+    if let (Some([plo, phi]), Some(paired), Some([lo, hi])) =
+        (c.paired_ci_pct, c.paired_change_pct, c.ci_pct)
+    {
+        let paired_holds_welch = plo <= c.change_pct && c.change_pct <= phi;
+        let welch_holds_paired = lo <= paired && paired <= hi;
+        if !paired_holds_welch && !welch_holds_paired {
+            warnings.push(format!(
+                "{label}: the paired-by-round interval [{plo:+.2}, {phi:+.2}] % disagrees with the Welch/Fieller estimate {:+.2} %; the sides may have drifted differently",
+                c.change_pct
+            ));
+        }
+    }
+    if c.fieller_g > 0.05 && c.ci_pct.is_some() {
+        warnings.push(format!(
+            "{label}: Fieller's g = {:.3} > 0.05, the baseline is noisy and the interval is asymmetric",
+            c.fieller_g
+        ));
+    }
+    if c.ci_pct.is_none() {
+        warnings.push(format!(
+            "{label}: the interval of the change is unbounded; the baseline mean is too uncertain"
+        ));
+    }
+    warnings
+}
+
+#[cfg(test)]
+#[path = "analysis_tests.rs"]
+mod tests;

@@ -1,0 +1,120 @@
+//! Behaviour of the whole analysis on simulated experiments drawn from known
+//! distributions: the false-positive rate of A/A runs and the GO rate of the
+//! non-inferiority verdict must be what theory says.
+
+use rand::{Rng, SeedableRng, rngs::SmallRng};
+
+use super::{AnalysisOptions, analyze};
+use crate::profile::Side;
+use crate::stats::compare::Sample;
+use crate::stats::verdict::Verdict;
+
+fn options(max_tps_loss: Option<f64>) -> AnalysisOptions {
+    AnalysisOptions {
+        alpha: 0.05,
+        max_tps_loss,
+        max_latency_inflation: Default::default(),
+        max_latency_inflation_all: None,
+        max_error_rate: None,
+        percentiles: vec![95.0],
+    }
+}
+
+/// Box–Muller normal draw.
+fn normal(rng: &mut SmallRng, mean: f64, sd: f64) -> f64 {
+    let (u1, u2): (f64, f64) = (rng.random_range(f64::EPSILON..1.0), rng.random());
+    mean + sd * (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// One simulated experiment: `n` rounds per side of TPS with CV `cv`, variant mean
+/// `ratio` times the baseline's.
+fn experiment(rng: &mut SmallRng, n: u32, cv: f64, ratio: f64) -> Vec<Sample> {
+    let mut samples = Vec::new();
+    for index in 0..n {
+        for (side, mean) in [(Side::Baseline, 5000.0), (Side::Variant, 5000.0 * ratio)] {
+            samples.push(Sample {
+                side,
+                threads: 8,
+                index,
+                metric: "tps".into(),
+                value: normal(rng, mean, cv * mean),
+            });
+        }
+    }
+    samples
+}
+
+fn rate(runs: u32, mut hit: impl FnMut() -> bool) -> f64 {
+    (0..runs).filter(|_| hit()).count() as f64 / f64::from(runs)
+}
+
+#[test]
+fn aa_false_positive_rate_is_alpha() {
+    let mut rng = SmallRng::seed_from_u64(2026);
+    let opts = options(None);
+    let fp = rate(1000, || {
+        analyze(&experiment(&mut rng, 10, 0.03, 1.0), &opts).comparisons[0].p < 0.05
+    });
+    assert!((0.03..=0.07).contains(&fp), "A/A false-positive rate {fp}");
+}
+
+#[test]
+fn go_rate_follows_theory() {
+    let mut rng = SmallRng::seed_from_u64(7);
+    let opts = options(Some(0.05));
+    // True change exactly at the 5 % margin: GO must be as rare as alpha (test size).
+    let at_margin = rate(1000, || {
+        analyze(&experiment(&mut rng, 10, 0.03, 0.95), &opts).verdict == Some(Verdict::Go)
+    });
+    assert!(
+        (0.03..=0.07).contains(&at_margin),
+        "GO rate at the margin {at_margin}"
+    );
+    // No change, CV 3 %, 10 rounds: power ≈ Φ(0.05/(0.03·√0.2) − t₀.₉₅) ≈ 0.97.
+    let no_change = rate(1000, || {
+        analyze(&experiment(&mut rng, 10, 0.03, 1.0), &opts).verdict == Some(Verdict::Go)
+    });
+    assert!(no_change > 0.93, "GO rate without change {no_change}");
+    // A 10 % loss is NO-GO nearly always, never GO.
+    let mut verdicts =
+        (0..200).map(|_| analyze(&experiment(&mut rng, 10, 0.03, 0.90), &opts).verdict);
+    assert!(verdicts.all(|v| v != Some(Verdict::Go)));
+}
+
+#[test]
+fn not_significant_is_never_go() {
+    // Noisy data with no visible change: INCONCLUSIVE, not GO.
+    let mut rng = SmallRng::seed_from_u64(3);
+    let opts = options(Some(0.05));
+    let analysis = analyze(&experiment(&mut rng, 3, 0.30, 1.0), &opts);
+    assert_eq!(analysis.verdict, Some(Verdict::Inconclusive));
+    assert!(
+        analysis.comparisons[0]
+            .power
+            .unwrap()
+            .rounds_needed
+            .unwrap()
+            > 3
+    );
+}
+
+#[test]
+fn latency_tolerances_per_metric() {
+    let args = crate::cli::AnalysisArgs {
+        alpha: 0.05,
+        max_tps_loss: None,
+        max_latency_inflation: vec!["10%".into(), "p99=15%".into(), "mean=5".into()],
+        max_error_rate: None,
+        percentiles: vec![95.0, 99.0, 99.9],
+    };
+    let opts = AnalysisOptions::from_args(&args).unwrap();
+    assert_eq!(opts.max_latency_inflation_all, Some(0.10));
+    assert_eq!(opts.max_latency_inflation["latency_p99_ms"], 0.15);
+    assert_eq!(opts.max_latency_inflation["latency_mean_ms"], 0.05);
+    assert_eq!(opts.run_metrics(false)[5], "latency_p99.9_ms");
+    let bad = crate::cli::AnalysisArgs {
+        max_latency_inflation: vec!["p200=5%".into()],
+        ..args
+    };
+    assert!(AnalysisOptions::from_args(&bad).is_err());
+}

@@ -1,0 +1,63 @@
+//! `abtest analyze FILE`: re-analyse a saved run, or a CSV of per-round values from any
+//! tool, with other α, tolerances or percentiles, and no database.
+
+use std::path::Path;
+
+use crate::analysis::{self, AnalysisOptions};
+use crate::cli::{AnalyzeArgs, OutputFormat};
+use crate::exit::{self, UsageError};
+use crate::report::{self, ReportView};
+use crate::results::{self, ResultsFile};
+use crate::roundcsv;
+
+/// Analyses the file and prints the report; the exit code follows the verdict.
+pub fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
+    let options = AnalysisOptions::from_args(&args.analysis)?;
+    let output = if is_json(&args.file)? {
+        let mut results = load_results(&args.file)?;
+        results.analyze(&options);
+        render(&ReportView::of_results(&results), args.format)
+    } else {
+        let samples = roundcsv::read(&args.file)?;
+        let analysis = analysis::analyze(&samples, &options);
+        let view = ReportView {
+            names: ["baseline".into(), "variant".into()],
+            comparisons: &analysis.comparisons,
+            verdict: analysis.verdict,
+            warnings: analysis.warnings.clone(),
+            alpha: options.alpha,
+            results: None,
+        };
+        render(&view, args.format)
+    };
+    print!("{}", output.0);
+    Ok(output.1.map_or(exit::SUCCESS, |v| v.exit_code()))
+}
+
+fn render(
+    view: &ReportView<'_>,
+    format: OutputFormat,
+) -> (String, Option<crate::stats::verdict::Verdict>) {
+    if format == OutputFormat::Table {
+        for warning in &view.warnings {
+            eprintln!("abtest: warning: {warning}");
+        }
+    }
+    let text = match format {
+        OutputFormat::Table => report::table::render(view),
+        OutputFormat::Json => report::json::render(view),
+        OutputFormat::Markdown => report::markdown::render(view),
+    };
+    (text, view.verdict)
+}
+
+/// A file is read as results JSON when its first non-blank character is `{`.
+fn is_json(path: &Path) -> anyhow::Result<bool> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError::err(format!("{}: cannot read it ({e})", path.display())))?;
+    Ok(text.trim_start().starts_with('{'))
+}
+
+fn load_results(path: &Path) -> anyhow::Result<ResultsFile> {
+    results::load(path).map_err(|e| UsageError::err(format!("{e:#}")))
+}

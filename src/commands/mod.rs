@@ -1,0 +1,5 @@
+//! One file per subcommand; each returns the process exit code of a completed command.
+
+pub mod analyze;
+pub mod plan_rounds;
+pub mod run;

@@ -1,0 +1,34 @@
+//! `abtest --baseline A --variant B ...`: run an experiment.
+
+use crate::cli::RunArgs;
+use crate::exit;
+use crate::plan::Plan;
+use crate::report::{self, ReportView};
+use crate::results;
+use crate::runner;
+
+/// Runs an experiment and prints its table; the exit code follows the verdict.
+pub fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i32> {
+    let plan = Plan::resolve(args, command_line)?;
+    for warning in &plan.warnings {
+        eprintln!("abtest: warning: {warning}");
+    }
+    if args.dry_run {
+        print!("{}", plan.describe());
+        return Ok(exit::SUCCESS);
+    }
+    if let Some(path) = &plan.json {
+        results::check_writable(path)?;
+    }
+    runner::interrupt::install();
+    let (results, outcome) = runner::experiment::run(&plan);
+    let view = ReportView::of_results(&results);
+    if !results.comparisons.is_empty() {
+        print!("{}", report::table::render(&view));
+    }
+    for warning in &results.analysis_warnings {
+        eprintln!("abtest: warning: {warning}");
+    }
+    outcome?;
+    Ok(results.verdict.map_or(exit::SUCCESS, |v| v.exit_code()))
+}

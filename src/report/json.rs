@@ -1,0 +1,19 @@
+//! The analysis as JSON, for `abtest analyze --format json` (the results file itself is
+//! written by [`crate::results`]).
+
+use serde_json::json;
+
+use super::ReportView;
+
+/// Renders the comparisons, verdict and warnings as pretty JSON.
+pub fn render(view: &ReportView<'_>) -> String {
+    let value = json!({
+        "baseline": view.names[0],
+        "variant": view.names[1],
+        "alpha": view.alpha,
+        "comparisons": view.comparisons,
+        "verdict": view.verdict,
+        "warnings": view.warnings,
+    });
+    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+}

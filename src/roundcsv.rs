@@ -1,0 +1,152 @@
+//! Per-round values from a plain CSV, so numbers from any tool (old sysbench logs among
+//! them) get the same statistics as an abtest run. The header names the columns:
+//! `side,threads,round` and then one column per metric, `tps` at least.
+
+use std::path::Path;
+
+use crate::exit::UsageError;
+use crate::profile::Side;
+use crate::stats::compare::Sample;
+
+const KEYS: [&str; 3] = ["side", "threads", "round"];
+
+/// Reads per-round samples. Errors name the file, the line and the fix.
+pub fn read(path: &Path) -> anyhow::Result<Vec<Sample>> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| UsageError::err(format!("{}: cannot read it ({e})", path.display())))?;
+    parse(std::io::BufReader::new(file), &path.display().to_string())
+}
+
+/// Parses CSV text; `name` is used in error messages.
+pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(input);
+    let error = |line: u64, message: String| UsageError::err(format!("{name}:{line}: {message}"));
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| error(1, format!("cannot read the header ({e})")))?
+        .iter()
+        .map(str::to_lowercase)
+        .collect();
+    for required in KEYS.iter().chain(&["tps"]) {
+        if !header.iter().any(|h| h == required) {
+            return Err(error(
+                1,
+                format!(
+                    "missing column `{required}`; the header must start side,threads,round,tps"
+                ),
+            ));
+        }
+    }
+    let column = |key: &str| header.iter().position(|h| h == key).unwrap_or(0);
+    let (side_col, threads_col, round_col) = (column("side"), column("threads"), column("round"));
+    let mut samples = Vec::new();
+    for record in reader.records() {
+        let record =
+            record.map_err(|e| error(e.position().map_or(0, |p| p.line()), format!("{e}")))?;
+        let line = record.position().map_or(0, |p| p.line());
+        let side = match &record[side_col] {
+            "baseline" | "a" | "A" => Side::Baseline,
+            "variant" | "b" | "B" => Side::Variant,
+            other => {
+                return Err(error(
+                    line,
+                    format!("side `{other}` must be baseline or variant"),
+                ));
+            }
+        };
+        let integer = |col: usize, what: &str| {
+            record[col].parse::<u32>().map_err(|_| {
+                error(
+                    line,
+                    format!("{what} `{}` is not a whole number", &record[col]),
+                )
+            })
+        };
+        let threads = integer(threads_col, "threads")?;
+        let round = integer(round_col, "round")?;
+        for (col, metric) in header.iter().enumerate() {
+            if KEYS.contains(&metric.as_str()) || record.get(col).is_none_or(str::is_empty) {
+                continue;
+            }
+            let value: f64 = record[col]
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| {
+                    error(line, format!("{metric} `{}` is not a number", &record[col]))
+                })?;
+            samples.push(Sample {
+                side,
+                threads,
+                index: round.saturating_sub(1),
+                metric: metric.clone(),
+                value,
+            });
+        }
+    }
+    check_rounds(&samples, name)?;
+    Ok(samples)
+}
+
+fn check_rounds(samples: &[Sample], name: &str) -> anyhow::Result<()> {
+    let mut levels: Vec<u32> = samples.iter().map(|s| s.threads).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    if levels.is_empty() {
+        return Err(UsageError::err(format!("{name}: no rounds found")));
+    }
+    for threads in levels {
+        for side in Side::BOTH {
+            let n = samples
+                .iter()
+                .filter(|s| s.side == side && s.threads == threads && s.metric == "tps")
+                .count();
+            if n < 2 {
+                return Err(UsageError::err(format!(
+                    "{name}: {side} has {n} round(s) at {threads} threads; at least 2 per side are needed"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> String {
+        parse(text.as_bytes(), "r.csv").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn reads_rounds_and_extra_metrics() {
+        let text = "side,threads,round,tps,latency_p95_ms,cpu\nbaseline,8,1,100,2.0,5\nvariant,8,1,90,2.5,6\nbaseline,8,2,101,2.1,5\nvariant,8,2,91,,6\n";
+        let samples = parse(text.as_bytes(), "r.csv").unwrap();
+        assert_eq!(samples.len(), 11);
+        assert!(samples.iter().any(|s| s.metric == "cpu" && s.value == 6.0));
+        assert_eq!(
+            samples
+                .iter()
+                .filter(|s| s.metric == "latency_p95_ms")
+                .count(),
+            3
+        );
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        assert!(err("side,threads,tps\n").contains("r.csv:1: missing column `round`"));
+        let bad = "side,threads,round,tps\nbaseline,8,1,100\nvariant,8,1,fast\n";
+        assert!(
+            err(bad).contains("r.csv:3: tps `fast` is not a number"),
+            "{}",
+            err(bad)
+        );
+        let few = "side,threads,round,tps\nbaseline,8,1,100\nbaseline,8,2,100\nvariant,8,1,90\n";
+        assert!(err(few).contains("variant has 1 round(s) at 8 threads"));
+        assert!(err("side,threads,round,tps\nother,8,1,1\n").contains("r.csv:2: side `other`"));
+    }
+}

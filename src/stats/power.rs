@@ -1,0 +1,69 @@
+//! Power: how small a change the run could have seen, and how many rounds a decision
+//! needs. Normal approximation with two-sided α and power 1 − β:
+//! MDE ≈ (z₁₋α/₂ + z₁₋β)·c·√(2/n) and n ≈ 2((z₁₋α/₂ + z₁₋β)·c/δ)².
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, Normal};
+
+/// Power figures of one comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Power {
+    /// Observed coefficient of variation (root mean square of both sides' CVs).
+    pub cv: f64,
+    /// Minimum detectable effect at the run's n, as a fraction.
+    pub mde: f64,
+    /// Rounds per side needed to decide, when a target effect is known.
+    pub rounds_needed: Option<u32>,
+}
+
+fn z_sum(alpha: f64, power: f64) -> f64 {
+    let normal = Normal::standard();
+    normal.inverse_cdf(1.0 - alpha / 2.0) + normal.inverse_cdf(power)
+}
+
+/// Minimum detectable effect (fraction) for CV `cv` and `n` rounds per side.
+pub fn minimum_detectable_effect(cv: f64, n: usize, alpha: f64, power: f64) -> f64 {
+    z_sum(alpha, power) * cv * (2.0 / n as f64).sqrt()
+}
+
+/// Rounds per side needed to detect `effect` (fraction) at CV `cv`; at least 2.
+pub fn rounds_needed(cv: f64, effect: f64, alpha: f64, power: f64) -> Option<u32> {
+    if effect <= 0.0 || !effect.is_finite() {
+        return None;
+    }
+    let n = 2.0 * (z_sum(alpha, power) * cv / effect).powi(2);
+    n.is_finite().then(|| (n.ceil() as u32).max(2))
+}
+
+/// Power figures for CVs of both sides, n rounds per side, and an optional target effect.
+pub fn power(
+    cv_baseline: f64,
+    cv_variant: f64,
+    n: usize,
+    effect: Option<f64>,
+    alpha: f64,
+) -> Power {
+    let cv = ((cv_baseline.powi(2) + cv_variant.powi(2)) / 2.0).sqrt();
+    Power {
+        cv,
+        mde: minimum_detectable_effect(cv, n, alpha, 0.8),
+        rounds_needed: effect.and_then(|e| rounds_needed(cv, e, alpha, 0.8)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn textbook_values() {
+        // 2·((1.959964 + 0.841621)·0.03/0.02)² = 35.3 → 36 rounds.
+        assert_eq!(rounds_needed(0.03, 0.02, 0.05, 0.8), Some(36));
+        let mde = minimum_detectable_effect(0.03, 10, 0.05, 0.8);
+        assert!(
+            (mde - 2.801585 * 0.03 * (0.2f64).sqrt()).abs() < 1e-5,
+            "{mde}"
+        );
+        assert_eq!(rounds_needed(0.03, 0.0, 0.05, 0.8), None);
+    }
+}
