@@ -9,6 +9,9 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
 
+use crate::runner::errors::IgnoreErrors;
+use crate::workload::random::RandType;
+
 const EXAMPLE: &str = "\
 Example: does the server_audit plugin cost more than 5 % of TPS?
 
@@ -71,6 +74,10 @@ pub struct RunArgs {
     #[command(flatten)]
     pub schedule: ScheduleArgs,
 
+    /// Client behaviour.
+    #[command(flatten)]
+    pub client: ClientArgs,
+
     /// Analysis settings.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -82,6 +89,23 @@ pub struct RunArgs {
     /// Print the resolved plan and the estimated time, then exit without connecting.
     #[arg(long, help_heading = "Output")]
     pub dry_run: bool,
+}
+
+/// How the client drives the servers.
+#[derive(Debug, Clone, Args)]
+pub struct ClientArgs {
+    /// Open loop: a Poisson arrival rate in events per second across all threads
+    /// (latency then counts from the intended start, queueing included).
+    #[arg(long, value_name = "N", help_heading = "Client")]
+    pub rate: Option<f64>,
+
+    /// Error codes that are counted and retried instead of ending the round, or `all`.
+    #[arg(long, value_name = "CODES", default_value = "1213,1205,1020", value_parser = IgnoreErrors::parse, help_heading = "Client")]
+    pub ignore_errors: IgnoreErrors,
+
+    /// Print a progress line on stderr every interval, as sysbench's --report-interval.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Client")]
+    pub report_interval: Option<Duration>,
 }
 
 /// How results are analysed; shared by a run and `abtest analyze`.
@@ -168,7 +192,7 @@ pub enum OutputFormat {
 /// The workload; sysbench 1.0 option names where sysbench has one.
 #[derive(Debug, Clone, Args)]
 pub struct WorkloadArgs {
-    /// sysbench OLTP workload to run.
+    /// sysbench workload to run.
     #[arg(long, value_enum, default_value_t = WorkloadName::OltpReadWrite, help_heading = "Workload")]
     pub workload: WorkloadName,
 
@@ -236,6 +260,72 @@ pub struct WorkloadArgs {
     /// Run every statement in autocommit mode, without BEGIN/COMMIT (on|off).
     #[arg(long, default_value = "off", value_parser = parse_switch, help_heading = "Workload")]
     pub skip_trx: bool,
+
+    /// AUTO_INCREMENT primary key (on) or client-generated ids (off).
+    #[arg(long, default_value = "on", value_parser = parse_switch, help_heading = "Workload")]
+    pub auto_inc: bool,
+
+    /// Use a secondary index (KEY xid) in place of the PRIMARY KEY (on|off).
+    #[arg(long, default_value = "off", value_parser = parse_switch, help_heading = "Workload")]
+    pub secondary: bool,
+
+    /// Create the secondary index k_N on column k (on|off).
+    #[arg(long, default_value = "on", value_parser = parse_switch, help_heading = "Workload")]
+    pub create_secondary: bool,
+
+    /// Storage engine of the sbtest tables.
+    #[arg(long, default_value = "innodb", help_heading = "Workload")]
+    pub mysql_storage_engine: String,
+
+    /// Points in the IN() clause of select_random_points.
+    #[arg(long, default_value_t = 10, help_heading = "Workload")]
+    pub random_points: u32,
+
+    /// BETWEEN ranges per SELECT in select_random_ranges.
+    #[arg(long, default_value_t = 10, help_heading = "Workload")]
+    pub number_of_ranges: u32,
+
+    /// Size of the BETWEEN ranges in select_random_ranges.
+    #[arg(long, default_value_t = 5, help_heading = "Workload")]
+    pub delta: u32,
+
+    /// Server-side prepared statements (auto) or text queries (disable), as sysbench's --db-ps-mode.
+    #[arg(long, value_enum, default_value_t = PsMode::Auto, help_heading = "Workload")]
+    pub ps_mode: PsMode,
+
+    /// Distribution of row ids; abtest defaults to uniform (sysbench 1.0: special).
+    #[arg(long, value_enum, default_value_t = RandType::Uniform, help_heading = "Random numbers")]
+    pub rand_type: RandType,
+
+    /// Iterations of the gaussian and special distributions.
+    #[arg(long, default_value_t = 12, help_heading = "Random numbers")]
+    pub rand_spec_iter: u32,
+
+    /// Percentage of the range treated as special (special distribution).
+    #[arg(long, default_value_t = 1, help_heading = "Random numbers")]
+    pub rand_spec_pct: u32,
+
+    /// Percentage of draws that hit the special values (special distribution).
+    #[arg(long, default_value_t = 75, help_heading = "Random numbers")]
+    pub rand_spec_res: u32,
+
+    /// Parameter h of the pareto distribution.
+    #[arg(long, default_value_t = 0.2, help_heading = "Random numbers")]
+    pub rand_pareto_h: f64,
+
+    /// Exponent of the zipfian distribution.
+    #[arg(long, default_value_t = 0.8, help_heading = "Random numbers")]
+    pub rand_zipfian_exp: f64,
+}
+
+/// Whether statements are prepared on the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PsMode {
+    /// Server-side prepared statements.
+    Auto,
+    /// Plain text queries.
+    Disable,
 }
 
 /// The schedule of rounds.
@@ -266,7 +356,7 @@ pub struct ScheduleArgs {
     pub seed: Option<u64>,
 }
 
-/// The sysbench OLTP workloads abtest can run.
+/// The sysbench workloads abtest can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[value(rename_all = "snake_case")]
@@ -275,8 +365,24 @@ pub enum WorkloadName {
     OltpReadWrite,
     /// BEGIN, 10 point selects, 4 range selects, COMMIT.
     OltpReadOnly,
+    /// BEGIN, 2 updates, delete+insert, COMMIT.
+    OltpWriteOnly,
     /// One primary-key SELECT per event, no transaction.
     OltpPointSelect,
+    /// One UPDATE of the indexed column k per event.
+    OltpUpdateIndex,
+    /// One UPDATE of the non-indexed column c per event.
+    OltpUpdateNonIndex,
+    /// One DELETE by primary key per event.
+    OltpDelete,
+    /// One INSERT per event.
+    OltpInsert,
+    /// One SELECT with 10 random points in an IN() list on k.
+    SelectRandomPoints,
+    /// One SELECT COUNT(k) over 10 random BETWEEN ranges on k.
+    SelectRandomRanges,
+    /// Multi-row INSERTs of (id, k) into one table per thread; one row per event.
+    BulkInsert,
 }
 
 impl WorkloadName {
@@ -285,13 +391,27 @@ impl WorkloadName {
         match self {
             WorkloadName::OltpReadWrite => "oltp_read_write",
             WorkloadName::OltpReadOnly => "oltp_read_only",
+            WorkloadName::OltpWriteOnly => "oltp_write_only",
             WorkloadName::OltpPointSelect => "oltp_point_select",
+            WorkloadName::OltpUpdateIndex => "oltp_update_index",
+            WorkloadName::OltpUpdateNonIndex => "oltp_update_non_index",
+            WorkloadName::OltpDelete => "oltp_delete",
+            WorkloadName::OltpInsert => "oltp_insert",
+            WorkloadName::SelectRandomPoints => "select_random_points",
+            WorkloadName::SelectRandomRanges => "select_random_ranges",
+            WorkloadName::BulkInsert => "bulk_insert",
         }
     }
 
     /// Whether the workload modifies rows (matters for data safety checks).
     pub fn writes(self) -> bool {
-        matches!(self, WorkloadName::OltpReadWrite)
+        !matches!(
+            self,
+            WorkloadName::OltpReadOnly
+                | WorkloadName::OltpPointSelect
+                | WorkloadName::SelectRandomPoints
+                | WorkloadName::SelectRandomRanges
+        )
     }
 }
 

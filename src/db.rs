@@ -60,6 +60,11 @@ impl ConnectSpec {
         }
     }
 
+    /// Whether both specs reach the same database on the same server address.
+    pub fn same_database(&self, other: &ConnectSpec) -> bool {
+        self.endpoint == other.endpoint && self.database == other.database
+    }
+
     /// Opens a connection, honouring the TLS mode (`preferred` falls back to plain).
     pub fn connect(&self) -> Result<Conn, mysql::Error> {
         match self.tls {

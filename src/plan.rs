@@ -12,6 +12,7 @@ use crate::analysis::AnalysisOptions;
 use crate::cli::RunArgs;
 use crate::exit::UsageError;
 use crate::profile::{self, Hooks, LoadedProfile, Side, TlsMode};
+use crate::runner::errors::IgnoreErrors;
 use crate::runner::schedule::Schedule;
 use crate::secret::Secret;
 use crate::workload::WorkloadSpec;
@@ -40,6 +41,8 @@ pub struct Plan {
     pub workload: WorkloadSpec,
     /// Rounds, levels and timing.
     pub schedule: Schedule,
+    /// How the client drives the servers.
+    pub client: ClientOptions,
     /// How the results are analysed.
     pub analysis: AnalysisOptions,
     /// Seed for data, order and workload randomness.
@@ -51,6 +54,18 @@ pub struct Plan {
     /// Problems worth a warning that do not stop the run.
     #[serde(skip)]
     pub warnings: Vec<String>,
+}
+
+/// How the client drives the servers, the same for both sides.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientOptions {
+    /// Open-loop arrival rate (events per second), if any.
+    pub rate: Option<f64>,
+    /// Errors counted and retried.
+    pub ignore_errors: IgnoreErrors,
+    /// Progress line interval.
+    #[serde(with = "crate::serde_secs::option")]
+    pub report_interval: Option<Duration>,
 }
 
 /// One side of the plan.
@@ -138,7 +153,7 @@ impl Plan {
     pub fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
         let schedule = resolve_schedule(cli)?;
         let workload = WorkloadSpec::from_args(&cli.workload);
-        validate_workload(&workload)?;
+        workload.validate()?;
         let analysis = AnalysisOptions::from_args(&cli.analysis)?;
         let mut warnings = Vec::new();
         let baseline = resolve_side(
@@ -155,6 +170,7 @@ impl Plan {
             sides: [baseline, variant],
             workload,
             schedule,
+            client: resolve_client_options(cli)?,
             analysis,
             seed: cli.schedule.seed.unwrap_or_else(crate::secret::random_u64),
             json: cli.json.clone(),
@@ -241,6 +257,27 @@ fn describe_target(side: &SidePlan) -> String {
     }
 }
 
+fn resolve_client_options(cli: &RunArgs) -> anyhow::Result<ClientOptions> {
+    let args = &cli.client;
+    if let Some(rate) = args.rate
+        && !(rate > 0.0 && rate.is_finite())
+    {
+        return Err(UsageError::err(format!(
+            "--rate {rate} must be a number of events per second above zero"
+        )));
+    }
+    if args.report_interval.is_some_and(|d| d.is_zero()) {
+        return Err(UsageError::err(
+            "--report-interval must be longer than zero, such as 1s",
+        ));
+    }
+    Ok(ClientOptions {
+        rate: args.rate,
+        ignore_errors: args.ignore_errors.clone(),
+        report_interval: args.report_interval,
+    })
+}
+
 fn resolve_schedule(cli: &RunArgs) -> anyhow::Result<Schedule> {
     let args = &cli.schedule;
     if args.rounds < 2 {
@@ -268,21 +305,6 @@ fn resolve_schedule(cli: &RunArgs) -> anyhow::Result<Schedule> {
         pause: args.pause,
         order: args.order,
     })
-}
-
-fn validate_workload(workload: &WorkloadSpec) -> anyhow::Result<()> {
-    if workload.tables == 0 || workload.table_size == 0 {
-        return Err(UsageError::err(
-            "--tables and --table-size must be above zero",
-        ));
-    }
-    if workload.range_size == 0 || workload.range_size > workload.table_size {
-        return Err(UsageError::err(format!(
-            "--range-size {} must be between 1 and --table-size {}",
-            workload.range_size, workload.table_size
-        )));
-    }
-    Ok(())
 }
 
 fn resolve_side(path: &Path, side: Side, warnings: &mut Vec<String>) -> anyhow::Result<SidePlan> {

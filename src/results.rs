@@ -56,6 +56,19 @@ pub struct LatencyMs {
     pub max: f64,
 }
 
+/// How an open-loop round kept up with its arrival rate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct OpenLoop {
+    /// Target events per second.
+    pub rate: f64,
+    /// Measured events that started more than 1 ms after their intended time.
+    pub late_events: u64,
+    /// The largest delay between an event's intended and actual start.
+    pub max_lag_ms: f64,
+    /// Events waiting at that moment (delay × rate).
+    pub max_queue_depth: u64,
+}
+
 /// One round, raw.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoundRecord {
@@ -92,6 +105,9 @@ pub struct RoundRecord {
     pub latency_ms: LatencyMs,
     /// Events whose latency exceeded the histogram's range (recorded at its maximum).
     pub latency_saturated: u64,
+    /// Open-loop figures, when `--rate` was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoop>,
     /// The merged latency histogram (µs), HdrHistogram V2 deflate, base64.
     pub histogram: String,
 }

@@ -115,6 +115,32 @@ fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
     }
 }
 
+/// Prepares both sides' data, in parallel unless both sides are the same database
+/// (then one after the other, so the second finds the first's tables).
+fn prepare_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<()> {
+    let prepare = |t: &Target| {
+        let created = schema::prepare(&t.client, &plan.workload, plan.seed, plan.max_threads())
+            .with_context(|| format!("{}: preparing data", t.side))?;
+        let tables = schema::table_count(&plan.workload, plan.max_threads());
+        eprintln!(
+            "abtest: {}: {created} table(s) created, {} reused",
+            t.side,
+            tables.saturating_sub(created)
+        );
+        anyhow::Ok(())
+    };
+    if targets[0].client.same_database(&targets[1].client) {
+        return targets.iter().try_for_each(prepare);
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = targets
+            .iter()
+            .map(|t| scope.spawn(move || prepare(t)))
+            .collect();
+        handles.into_iter().try_for_each(join)
+    })
+}
+
 /// Warns when nothing distinguishes the sides: no differing variable, the same client
 /// TLS and no hooks. That is an A/A comparison, which is fine when intended.
 fn warn_if_same(plan: &Plan, results: &mut ResultsFile) {
@@ -138,27 +164,7 @@ fn prepare_and_run(
     targets: &[Target; 2],
     results: &mut ResultsFile,
 ) -> anyhow::Result<()> {
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = targets
-            .iter()
-            .map(|t| {
-                scope.spawn(move || {
-                    schema::prepare(&t.client, &plan.workload, plan.seed)
-                        .with_context(|| format!("{}: preparing data", t.side))
-                })
-            })
-            .collect();
-        for (handle, target) in handles.into_iter().zip(targets) {
-            let created = join(handle)?;
-            eprintln!(
-                "abtest: {}: {} table(s) created, {} reused",
-                target.side,
-                created,
-                plan.workload.tables - created
-            );
-        }
-        anyhow::Ok(())
-    })?;
+    prepare_data(plan, targets)?;
     for (target, side) in targets.iter().zip(&plan.sides) {
         hooks::run(&target.admin, target.side, "setup", &side.hooks.setup)?;
     }
@@ -168,6 +174,7 @@ fn prepare_and_run(
 fn run_rounds(plan: &Plan, targets: &[Target; 2], results: &mut ResultsFile) -> anyhow::Result<()> {
     let slots = plan.schedule.slots(plan.seed);
     let total = slots.len();
+    let unique = std::sync::Arc::new(crate::workload::random::UniqueSequence::new(plan.seed));
     for slot in slots {
         if interrupt::requested() {
             return Err(Interrupted.into());
@@ -184,9 +191,18 @@ fn run_rounds(plan: &Plan, targets: &[Target; 2], results: &mut ResultsFile) -> 
             slot,
             connect: &target.client,
             workload: &plan.workload,
+            client: &plan.client,
+            unique: std::sync::Arc::clone(&unique),
             warmup: plan.schedule.warmup,
             duration: plan.schedule.round_time,
             seed: plan.seed ^ (u64::from(slot.position) << 40),
+            label: format!(
+                "{} round {}/{} threads {}",
+                slot.side,
+                slot.index + 1,
+                plan.schedule.rounds,
+                slot.threads
+            ),
         };
         let record = run_round(&spec, interrupt::flag());
         eprintln!(

@@ -1,9 +1,13 @@
 //! Running the experiment: rounds in schedule order, hooks at their points, results saved
 //! after every round, and teardown no matter how the rounds ended.
 
+pub mod arrivals;
+pub mod control;
+pub mod errors;
 pub mod experiment;
 pub mod hooks;
 pub mod interrupt;
+pub mod progress;
 pub mod round;
 pub mod schedule;
 pub mod worker;

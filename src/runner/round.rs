@@ -6,6 +6,7 @@
 //! as the others, so the coordinator can never deadlock waiting for it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -13,18 +14,23 @@ use base64::Engine;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 
-use super::worker::{self, MEASURE, RoundControl, STOP, WARMUP, WorkerSetup, WorkerStats};
+use super::arrivals::Arrivals;
+use super::control::{MEASURE, RoundControl, STOP, WARMUP};
+use super::progress::IntervalReporter;
+use super::worker::{self, WorkerSetup, WorkerStats};
 use crate::db::ConnectSpec;
-use crate::results::{LatencyMs, RoundRecord, RoundStatus};
+use crate::plan::ClientOptions;
+use crate::results::{LatencyMs, OpenLoop, RoundRecord, RoundStatus};
 use crate::runner::schedule::Slot;
 use crate::workload::WorkloadSpec;
-use crate::workload::oltp::QueryCounts;
+use crate::workload::oltp::{QueryCounts, SessionContext};
+use crate::workload::random::UniqueSequence;
 
 /// Stack size of a worker thread: small, so a thousand connections stay cheap.
 const WORKER_STACK: usize = 512 * 1024;
 
 /// What one round runs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct RoundSpec<'a> {
     /// Where the round belongs in the schedule.
     pub slot: Slot,
@@ -32,18 +38,28 @@ pub struct RoundSpec<'a> {
     pub connect: &'a ConnectSpec,
     /// The workload.
     pub workload: &'a WorkloadSpec,
+    /// Client behaviour.
+    pub client: &'a ClientOptions,
+    /// Distinct ids shared by all rounds of the run.
+    pub unique: Arc<UniqueSequence>,
     /// Warm-up, not counted.
     pub warmup: Duration,
     /// Measured period.
     pub duration: Duration,
     /// Seed of this round's workers.
     pub seed: u64,
+    /// Label of progress lines, such as `baseline round 3/10`.
+    pub label: String,
 }
 
 /// Runs one round. `interrupt` stops it early (the round is then marked interrupted).
 pub fn run_round(spec: &RoundSpec<'_>, interrupt: &AtomicBool) -> RoundRecord {
-    let control = RoundControl::default();
     let threads = spec.slot.threads as usize;
+    let control = RoundControl::new(threads, spec.client.report_interval.is_some());
+    let arrivals = spec
+        .client
+        .rate
+        .map(|rate| Arrivals::new(rate, spec.seed ^ 0xa5a5));
     let mut timing = Timing::default();
     let stats: Vec<WorkerStats> = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
@@ -51,7 +67,16 @@ pub fn run_round(spec: &RoundSpec<'_>, interrupt: &AtomicBool) -> RoundRecord {
             let setup = WorkerSetup {
                 connect: spec.connect,
                 workload: spec.workload,
-                seed: spec.seed.wrapping_add(id as u64 * 0x9E37_79B9),
+                context: SessionContext {
+                    thread: id as u32,
+                    threads: threads as u32,
+                    unique: Arc::clone(&spec.unique),
+                },
+                seed: spec
+                    .seed
+                    .wrapping_add((id as u64).wrapping_mul(0x9E37_79B9)),
+                ignore: &spec.client.ignore_errors,
+                arrivals: arrivals.as_ref(),
             };
             let control = &control;
             let spawned = std::thread::Builder::new()
@@ -99,20 +124,28 @@ fn coordinate(
         ..Timing::default()
     };
     let stop_requested = || interrupt.load(Ordering::SeqCst);
-    let (_, failed) = control.wait_arrivals(workers, stop_requested);
+    let failed = control.wait_arrivals(workers, stop_requested);
     if failed > 0 || timing.spawn_error.is_some() || stop_requested() {
         timing.connect_failed = failed > 0;
         timing.interrupted = stop_requested();
         control.set_phase(STOP);
         return timing;
     }
+    let mut reporter = spec
+        .client
+        .report_interval
+        .map(|interval| IntervalReporter::new(spec.label.clone(), workers, interval));
     control.set_phase(WARMUP);
-    let stopped_early = |deadline: Instant| sleep_until(deadline, interrupt, &control.fatal);
-    if !stopped_early(Instant::now() + spec.warmup) {
+    if !wait_until(
+        Instant::now() + spec.warmup,
+        interrupt,
+        control,
+        &mut reporter,
+    ) {
         timing.started_at = Some(SystemTime::now());
         let start = Instant::now();
         control.set_phase(MEASURE);
-        stopped_early(start + spec.duration);
+        wait_until(start + spec.duration, interrupt, control, &mut reporter);
         control.set_phase(STOP);
         timing.measured = start.elapsed();
     }
@@ -121,17 +154,28 @@ fn coordinate(
     timing
 }
 
-/// Sleeps until `deadline`; returns true when woken early by an interrupt or a fatal error.
-fn sleep_until(deadline: Instant, interrupt: &AtomicBool, fatal: &AtomicBool) -> bool {
+/// Waits until `deadline`, printing progress lines; returns true when woken early by
+/// an interrupt or a fatal error.
+fn wait_until(
+    deadline: Instant,
+    interrupt: &AtomicBool,
+    control: &RoundControl,
+    reporter: &mut Option<IntervalReporter>,
+) -> bool {
     loop {
-        if interrupt.load(Ordering::SeqCst) || fatal.load(Ordering::SeqCst) {
+        if interrupt.load(Ordering::SeqCst) || control.fatal.load(Ordering::SeqCst) {
             return true;
         }
         let now = Instant::now();
         if now >= deadline {
             return false;
         }
-        std::thread::sleep((deadline - now).min(Duration::from_millis(20)));
+        let mut wake = deadline.min(now + Duration::from_millis(20));
+        if let Some(reporter) = reporter.as_mut() {
+            reporter.tick(control);
+            wake = wake.min(reporter.due());
+        }
+        std::thread::sleep(wake.saturating_duration_since(Instant::now()));
     }
 }
 
@@ -146,7 +190,8 @@ fn build_record(
         Histogram::new_with_bounds(1, worker::MAX_LATENCY_US, 3).expect("valid histogram bounds");
     let mut queries = QueryCounts::default();
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
-    let (mut events, mut reconnects, mut saturated) = (0, 0, 0);
+    let (mut events, mut reconnects, mut saturated, mut late) = (0, 0, 0, 0);
+    let mut max_lag = Duration::ZERO;
     for worker in stats {
         for value in worker.histogram.iter_recorded() {
             histogram
@@ -159,26 +204,10 @@ fn build_record(
         events += worker.events;
         reconnects += worker.reconnects;
         saturated += worker.saturated;
+        late += worker.late_events;
+        max_lag = max_lag.max(worker.max_lag);
     }
-    let failure = stats
-        .iter()
-        .find_map(|w| w.failure.clone())
-        .or_else(|| timing.spawn_error.clone());
-    let (status, reason) = if timing.interrupted || interrupt.load(Ordering::SeqCst) {
-        (
-            RoundStatus::Interrupted,
-            Some("interrupted by a signal".to_string()),
-        )
-    } else if let Some(failure) = failure {
-        let what = if timing.connect_failed {
-            "a connection could not be opened"
-        } else {
-            "a worker stopped"
-        };
-        (RoundStatus::Failed, Some(format!("{what}: {failure}")))
-    } else {
-        (RoundStatus::Completed, None)
-    };
+    let (status, reason) = round_status(stats, timing, interrupt);
     let seconds = timing.measured.as_secs_f64();
     let per_second = |count: u64| {
         if seconds > 0.0 {
@@ -207,7 +236,39 @@ fn build_record(
         qps: per_second(queries.total()),
         latency_ms: latency_summary(&histogram),
         latency_saturated: saturated,
+        open_loop: spec.client.rate.map(|rate| OpenLoop {
+            rate,
+            late_events: late,
+            max_lag_ms: max_lag.as_secs_f64() * 1000.0,
+            max_queue_depth: (max_lag.as_secs_f64() * rate).round() as u64,
+        }),
         histogram: encode_histogram(&histogram),
+    }
+}
+
+fn round_status(
+    stats: &[WorkerStats],
+    timing: &Timing,
+    interrupt: &AtomicBool,
+) -> (RoundStatus, Option<String>) {
+    let failure = stats
+        .iter()
+        .find_map(|w| w.failure.clone())
+        .or_else(|| timing.spawn_error.clone());
+    if timing.interrupted || interrupt.load(Ordering::SeqCst) {
+        (
+            RoundStatus::Interrupted,
+            Some("interrupted by a signal".to_string()),
+        )
+    } else if let Some(failure) = failure {
+        let what = if timing.connect_failed {
+            "a connection could not be opened"
+        } else {
+            "a worker stopped"
+        };
+        (RoundStatus::Failed, Some(format!("{what}: {failure}")))
+    } else {
+        (RoundStatus::Completed, None)
     }
 }
 

@@ -1,108 +1,27 @@
 //! One client thread: one connection, its own prepared statements, random generator,
-//! histogram and counters. Nothing is shared on the hot path except a phase flag that
-//! is read with a relaxed load; statistics are merged once, when the round ends.
+//! histogram and counters. Nothing is shared on the hot path except the phase flag (a
+//! relaxed load) and the worker's own live counters; statistics are merged once, when
+//! the round ends.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Condvar, Mutex};
-use std::time::Instant;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use mysql::prelude::Queryable;
 
+use super::arrivals::Arrivals;
+use super::control::{LiveCounters, RoundControl};
+use super::errors::{IgnoreErrors, Recovery, recovery};
 use crate::db::{ConnectSpec, error_code};
 use crate::workload::WorkloadSpec;
-use crate::workload::oltp::{OltpSession, QueryCounts};
-use crate::workload::random::WorkloadRng;
-
-/// Workers are connecting; nothing runs yet.
-pub const CONNECTING: u8 = 0;
-/// Warm-up: events run but are not counted.
-pub const WARMUP: u8 = 1;
-/// Measured period: completed events are counted.
-pub const MEASURE: u8 = 2;
-/// Stop after the current event.
-pub const STOP: u8 = 3;
+use crate::workload::oltp::{OltpSession, QueryCounts, SessionContext};
 
 /// Highest latency the histogram holds, in µs (100 s); longer events are clamped and counted.
 pub const MAX_LATENCY_US: u64 = 100_000_000;
 
-/// Errors retried after a ROLLBACK, as sysbench does: deadlock, lock wait timeout,
-/// and "record changed since last read".
-pub const RETRYABLE: [u16; 3] = [1213, 1205, 1020];
-
-/// Lost-connection errors that trigger a reconnect.
-pub const CONNECTION_LOST: [u16; 2] = [2006, 2013];
-
-/// State shared by the coordinator and the workers of one round.
-#[derive(Debug)]
-pub struct RoundControl {
-    /// Current phase.
-    pub phase: AtomicU8,
-    /// Set when a worker hit an error that ends the round.
-    pub fatal: AtomicBool,
-    arrivals: Mutex<Arrivals>,
-    changed: Condvar,
-}
-
-#[derive(Debug, Default)]
-struct Arrivals {
-    connected: usize,
-    failed: usize,
-}
-
-impl Default for RoundControl {
-    fn default() -> Self {
-        RoundControl {
-            phase: AtomicU8::new(CONNECTING),
-            fatal: AtomicBool::new(false),
-            arrivals: Mutex::new(Arrivals::default()),
-            changed: Condvar::new(),
-        }
-    }
-}
-
-impl RoundControl {
-    /// A worker reports that its connection is ready (or failed), then waits for the start.
-    /// Never blocks forever: the coordinator always moves the phase on.
-    pub fn arrive_and_wait(&self, connected: bool) {
-        let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
-        if connected {
-            arrivals.connected += 1;
-        } else {
-            arrivals.failed += 1;
-        }
-        self.changed.notify_all();
-        while self.phase.load(Ordering::SeqCst) == CONNECTING {
-            arrivals = self
-                .changed
-                .wait(arrivals)
-                .unwrap_or_else(|e| e.into_inner());
-        }
-    }
-
-    /// The coordinator waits until `workers` have arrived or `stop()` says to give up.
-    /// Returns (connected, failed).
-    pub fn wait_arrivals(&self, workers: usize, stop: impl Fn() -> bool) -> (usize, usize) {
-        let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
-        while arrivals.connected + arrivals.failed < workers && !stop() {
-            let timeout = std::time::Duration::from_millis(50);
-            arrivals = self
-                .changed
-                .wait_timeout(arrivals, timeout)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-        }
-        (arrivals.connected, arrivals.failed)
-    }
-
-    /// Moves every worker to `phase` and wakes those waiting at the start.
-    pub fn set_phase(&self, phase: u8) {
-        let _guard = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
-        self.phase.store(phase, Ordering::SeqCst);
-        self.changed.notify_all();
-    }
-}
+/// An open-loop event that starts this much after its intended time counts as late.
+const LATE_AFTER: Duration = Duration::from_millis(1);
 
 /// What a worker measured.
 #[derive(Debug)]
@@ -119,6 +38,10 @@ pub struct WorkerStats {
     pub reconnects: u64,
     /// Events longer than the histogram's range.
     pub saturated: u64,
+    /// Open loop: measured events that started late.
+    pub late_events: u64,
+    /// Open loop: the largest delay between intended and actual start.
+    pub max_lag: Duration,
     /// The error that ended this worker, if any.
     pub failure: Option<String>,
 }
@@ -133,12 +56,13 @@ impl WorkerStats {
             errors: BTreeMap::new(),
             reconnects: 0,
             saturated: 0,
+            late_events: 0,
+            max_lag: Duration::ZERO,
             failure: None,
         }
     }
 
-    fn record_latency(&mut self, started: Instant) {
-        let micros = started.elapsed().as_micros() as u64;
+    fn record_latency(&mut self, micros: u64) {
         if micros > MAX_LATENCY_US {
             self.saturated += 1;
         }
@@ -148,27 +72,42 @@ impl WorkerStats {
 }
 
 /// Everything a worker needs to run.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct WorkerSetup<'a> {
     /// How to connect.
     pub connect: &'a ConnectSpec,
     /// What to run.
     pub workload: &'a WorkloadSpec,
+    /// This connection's place in the round.
+    pub context: SessionContext,
     /// Seed of this worker's random generator.
     pub seed: u64,
+    /// Which errors are counted and retried.
+    pub ignore: &'a IgnoreErrors,
+    /// Open-loop arrivals, when `--rate` is set.
+    pub arrivals: Option<&'a Arrivals>,
+}
+
+/// A connection with its prepared workload.
+struct Session {
+    conn: mysql::Conn,
+    workload: OltpSession,
+}
+
+fn open(setup: &WorkerSetup<'_>, seed: u64) -> Result<Session, mysql::Error> {
+    let mut conn = setup.connect.connect()?;
+    let workload = OltpSession::prepare(&mut conn, setup.workload, setup.context.clone(), seed)?;
+    Ok(Session { conn, workload })
 }
 
 /// Connects, prepares, waits for the start, then runs events until the phase is STOP.
 pub fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats {
     let mut stats = WorkerStats::new();
-    let prepared = setup.connect.connect().and_then(|mut conn| {
-        OltpSession::prepare(&mut conn, setup.workload, WorkloadRng::seeded(setup.seed))
-            .map(|session| (conn, session))
-    });
-    let (mut conn, mut session) = match prepared {
-        Ok(ready) => {
+    let live = &control.live[setup.context.thread as usize];
+    let mut session = match open(&setup, setup.seed) {
+        Ok(session) => {
             control.arrive_and_wait(true);
-            ready
+            session
         }
         Err(e) => {
             stats.failure = Some(format!("connect failed: [{}] {e}", error_code(&e)));
@@ -176,21 +115,34 @@ pub fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats {
             return stats;
         }
     };
-    while control.phase.load(Ordering::Relaxed) != STOP {
-        let mut counts = QueryCounts::default();
+    while control.running() {
+        let intended = match setup.arrivals {
+            Some(arrivals) => match wait_for(arrivals.take(), control) {
+                Some(intended) => intended,
+                None => break,
+            },
+            None => Instant::now(),
+        };
         let started = Instant::now();
-        let outcome = session.event(&mut conn, &mut counts);
-        let measuring = control.phase.load(Ordering::Relaxed) == MEASURE;
+        let mut counts = QueryCounts::default();
+        let outcome = session.workload.event(&mut session.conn, &mut counts);
+        let latency = intended.elapsed();
+        let measuring = control.measuring();
         match outcome {
-            Ok(()) if measuring => {
-                stats.record_latency(started);
-                stats.events += 1;
-                stats.queries.add(&counts);
+            Ok(()) => {
+                publish(live, &counts, latency);
+                if measuring {
+                    stats.record_latency(latency.as_micros() as u64);
+                    stats.events += 1;
+                    stats.queries.add(&counts);
+                    let lag = started - intended;
+                    stats.max_lag = stats.max_lag.max(lag);
+                    stats.late_events += u64::from(lag > LATE_AFTER);
+                }
             }
-            Ok(()) => {}
             Err(e) => {
-                if let Err(message) =
-                    handle_error(&e, &mut conn, &mut session, setup, &mut stats, measuring)
+                LiveCounters::bump(&live.errors, 1);
+                if let Err(message) = recover(&e, &mut session, &setup, &mut stats, measuring, live)
                 {
                     stats.failure = Some(message);
                     control.fatal.store(true, Ordering::SeqCst);
@@ -199,53 +151,80 @@ pub fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats {
             }
         }
     }
+    let _ = session.workload.finish(&mut session.conn);
     stats
 }
 
-/// Handles a failed event: retryable errors are rolled back and counted, a lost
+/// Sleeps until the intended start, waking up for a stop. `None` when stopped.
+fn wait_for(intended: Instant, control: &RoundControl) -> Option<Instant> {
+    loop {
+        if !control.running() {
+            return None;
+        }
+        let now = Instant::now();
+        if now >= intended {
+            return Some(intended);
+        }
+        std::thread::sleep((intended - now).min(Duration::from_millis(10)));
+    }
+}
+
+fn publish(live: &LiveCounters, counts: &QueryCounts, latency: Duration) {
+    LiveCounters::bump(&live.events, 1);
+    LiveCounters::bump(&live.reads, counts.read);
+    LiveCounters::bump(&live.writes, counts.write);
+    LiveCounters::bump(&live.other, counts.other);
+    if let Some(interval) = &live.interval {
+        let micros = (latency.as_micros() as u64).clamp(1, MAX_LATENCY_US);
+        interval
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .saturating_record(micros);
+    }
+}
+
+/// Handles a failed event: ignorable errors are rolled back and counted, a lost
 /// connection is re-opened and counted, anything else ends the worker.
-fn handle_error(
+fn recover(
     error: &mysql::Error,
-    conn: &mut mysql::Conn,
-    session: &mut OltpSession,
-    setup: WorkerSetup<'_>,
+    session: &mut Session,
+    setup: &WorkerSetup<'_>,
     stats: &mut WorkerStats,
     measuring: bool,
+    live: &LiveCounters,
 ) -> Result<(), String> {
     let code = error_code(error);
     if measuring {
         *stats.errors.entry(code).or_default() += 1;
     }
-    if RETRYABLE.contains(&code) {
-        if session.uses_transactions() {
-            conn.query_drop("ROLLBACK")
-                .map_err(|e| format!("ROLLBACK after error {code} failed: {e}"))?;
-        }
-        return Ok(());
-    }
-    if CONNECTION_LOST.contains(&code) {
-        let fresh = setup.connect.connect().and_then(|mut c| {
-            OltpSession::prepare(
-                &mut c,
-                setup.workload,
-                WorkloadRng::seeded(setup.seed ^ stats.reconnects),
-            )
-            .map(|s| (c, s))
-        });
-        return match fresh {
-            Ok((c, s)) => {
-                *conn = c;
-                *session = s;
-                if measuring {
-                    stats.reconnects += 1;
-                }
-                Ok(())
+    match recovery(code, setup.ignore) {
+        Recovery::Retry => {
+            if session.workload.uses_transactions() {
+                session
+                    .conn
+                    .query_drop("ROLLBACK")
+                    .map_err(|e| format!("ROLLBACK after error {code} failed: {e}"))?;
             }
-            Err(e) => Err(format!(
-                "connection lost ([{code}] {error}) and reconnect failed: [{}] {e}",
-                error_code(&e)
-            )),
-        };
+            Ok(())
+        }
+        Recovery::Reconnect => {
+            let fresh = open(
+                setup,
+                setup.seed ^ (stats.reconnects + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            )
+            .map_err(|e| {
+                format!(
+                    "connection lost ([{code}] {error}) and reconnect failed: [{}] {e}",
+                    error_code(&e)
+                )
+            })?;
+            *session = fresh;
+            LiveCounters::bump(&live.reconnects, 1);
+            if measuring {
+                stats.reconnects += 1;
+            }
+            Ok(())
+        }
+        Recovery::Fail => Err(format!("[{code}] {error}")),
     }
-    Err(format!("[{code}] {error}"))
 }

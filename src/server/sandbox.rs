@@ -255,6 +255,11 @@ impl ManagedServer {
         self.child.as_ref().map(Child::id)
     }
 
+    /// The Unix socket the server listens on.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
     /// The TCP port the server listens on.
     pub fn port(&self) -> u16 {
         self.port

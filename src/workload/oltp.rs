@@ -1,15 +1,23 @@
-//! One OLTP event, statement for statement as sysbench 1.0.20's oltp scripts:
-//! BEGIN, point selects, the four range selects, index and non-index updates, a
-//! DELETE+INSERT of the same id, COMMIT. Each group of statements picks one random
-//! table, as `oltp_common.lua` does. Statements are server-side prepared once per
-//! connection and table.
+//! One event of a sysbench workload, statement for statement as sysbench 1.0.20's lua
+//! scripts: the OLTP transaction (BEGIN, point selects, the four range selects, index and
+//! non-index updates, a DELETE+INSERT of the same id, COMMIT) and its single-statement
+//! relatives, select_random_points/ranges and bulk_insert. Each group of statements picks
+//! one random table, as `oltp_common.lua` does. Statements are server-side prepared once
+//! per connection and table, unless `--ps-mode disable` asks for text queries.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
 
 use mysql::prelude::Queryable;
-use mysql::{Conn, Statement, Value};
+use mysql::{Conn, Value};
 
-use crate::cli::WorkloadName;
+use crate::cli::{PsMode, WorkloadName};
 use crate::workload::WorkloadSpec;
-use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, WorkloadRng};
+use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, UniqueSequence, WorkloadRng};
+use crate::workload::statement::Stmt;
+
+/// sysbench's bulk insert buffer size.
+const BULK_PACKET_SIZE: usize = 512 * 1024;
 
 /// Statements executed by kind, as sysbench reports reads/writes/other.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -36,7 +44,7 @@ impl QueryCounts {
     }
 }
 
-/// The groups of an event, in sysbench's order.
+/// The statement groups of the OLTP scripts, in sysbench's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Group {
     PointSelects,
@@ -47,6 +55,7 @@ enum Group {
     IndexUpdates,
     NonIndexUpdates,
     DeleteInserts,
+    Deletes,
 }
 
 impl Group {
@@ -65,13 +74,24 @@ impl Group {
                 "DELETE FROM sbtest{} WHERE id=?",
                 "INSERT INTO sbtest{} (id, k, c, pad) VALUES (?, ?, ?, ?)",
             ],
+            Group::Deletes => &["DELETE FROM sbtest{} WHERE id=?"],
         }
+    }
+
+    fn is_read(self) -> bool {
+        matches!(
+            self,
+            Group::PointSelects
+                | Group::SimpleRanges
+                | Group::SumRanges
+                | Group::OrderRanges
+                | Group::DistinctRanges
+        )
     }
 }
 
-/// The groups of `spec`'s event with their repetition counts.
+/// The groups of an OLTP event with their repetition counts.
 fn event_groups(spec: &WorkloadSpec) -> Vec<(Group, u32)> {
-    let reads = [(Group::PointSelects, spec.point_selects)];
     let ranges = [
         (Group::SimpleRanges, spec.simple_ranges),
         (Group::SumRanges, spec.sum_ranges),
@@ -85,9 +105,8 @@ fn event_groups(spec: &WorkloadSpec) -> Vec<(Group, u32)> {
     ];
     let mut groups: Vec<(Group, u32)> = Vec::new();
     match spec.name {
-        WorkloadName::OltpPointSelect => groups.extend(reads),
-        WorkloadName::OltpReadOnly | WorkloadName::OltpReadWrite => {
-            groups.extend(reads);
+        WorkloadName::OltpReadWrite | WorkloadName::OltpReadOnly => {
+            groups.push((Group::PointSelects, spec.point_selects));
             if spec.range_selects {
                 groups.extend(ranges);
             }
@@ -95,20 +114,53 @@ fn event_groups(spec: &WorkloadSpec) -> Vec<(Group, u32)> {
                 groups.extend(writes);
             }
         }
+        WorkloadName::OltpWriteOnly => groups.extend(writes),
+        WorkloadName::OltpPointSelect => groups.push((Group::PointSelects, 1)),
+        WorkloadName::OltpUpdateIndex => groups.push((Group::IndexUpdates, spec.index_updates)),
+        WorkloadName::OltpUpdateNonIndex => {
+            groups.push((Group::NonIndexUpdates, spec.non_index_updates))
+        }
+        WorkloadName::OltpDelete => groups.push((Group::Deletes, 1)),
+        _ => {}
     }
     groups.retain(|(_, count)| *count > 0);
     groups
 }
 
-/// A connection's prepared workload: statements per table and the event plan.
+/// Where this connection sits among the round's connections.
+#[derive(Debug, Clone)]
+pub struct SessionContext {
+    /// 0-based index of the connection.
+    pub thread: u32,
+    /// Connections in the round.
+    pub threads: u32,
+    /// Distinct ids for oltp_insert with client-generated ids.
+    pub unique: Arc<UniqueSequence>,
+}
+
+/// What an event does, with everything it needs prepared.
+#[derive(Debug)]
+enum Script {
+    /// OLTP groups; `statements[table][group][statement]`.
+    Groups {
+        groups: Vec<(Group, u32)>,
+        statements: Vec<Vec<Vec<Stmt>>>,
+    },
+    /// oltp_insert: one text INSERT into a random table.
+    Insert,
+    /// select_random_points / select_random_ranges on sbtest1, within this thread's slice.
+    KeyLookup { statement: Stmt, ranges: bool },
+    /// bulk_insert into this thread's own table.
+    Bulk { buffer: String, next_id: u64 },
+}
+
+/// A connection's prepared workload.
 #[derive(Debug)]
 pub struct OltpSession {
-    groups: Vec<(Group, u32)>,
-    /// `statements[table][group index][statement]`.
-    statements: Vec<Vec<Vec<Statement>>>,
+    script: Script,
+    spec: WorkloadSpec,
+    context: SessionContext,
     transactions: bool,
-    table_size: u32,
-    range_size: u32,
     rng: WorkloadRng,
 }
 
@@ -117,29 +169,43 @@ impl OltpSession {
     pub fn prepare(
         conn: &mut Conn,
         spec: &WorkloadSpec,
-        rng: WorkloadRng,
+        context: SessionContext,
+        seed: u64,
     ) -> Result<OltpSession, mysql::Error> {
-        let groups = event_groups(spec);
-        let mut statements = Vec::with_capacity(spec.tables as usize);
-        for table in 1..=spec.tables {
-            let mut per_group = Vec::with_capacity(groups.len());
-            for (group, _) in &groups {
-                let prepared = group
-                    .statements()
-                    .iter()
-                    .map(|sql| conn.prep(sql.replace("{}", &table.to_string())))
-                    .collect::<Result<Vec<_>, _>>()?;
-                per_group.push(prepared);
+        let prepared = spec.ps_mode == PsMode::Auto;
+        let script = match spec.name {
+            WorkloadName::OltpInsert => Script::Insert,
+            WorkloadName::SelectRandomPoints => {
+                let points = vec!["?"; spec.random_points as usize].join(", ");
+                let sql = format!("SELECT id, k, c, pad FROM sbtest1 WHERE k IN ({points})");
+                Script::KeyLookup {
+                    statement: Stmt::new(conn, &sql, prepared)?,
+                    ranges: false,
+                }
             }
-            statements.push(per_group);
-        }
+            WorkloadName::SelectRandomRanges => {
+                let ranges = vec!["k BETWEEN ? AND ?"; spec.number_of_ranges as usize].join(" OR ");
+                let sql = format!("SELECT count(k) FROM sbtest1 WHERE {ranges}");
+                Script::KeyLookup {
+                    statement: Stmt::new(conn, &sql, prepared)?,
+                    ranges: true,
+                }
+            }
+            WorkloadName::BulkInsert => {
+                conn.query_drop(format!("TRUNCATE TABLE sbtest{}", context.thread + 1))?;
+                Script::Bulk {
+                    buffer: String::new(),
+                    next_id: 0,
+                }
+            }
+            _ => prepare_groups(conn, spec, prepared)?,
+        };
         Ok(OltpSession {
-            groups,
-            statements,
+            script,
             transactions: spec.uses_transactions(),
-            table_size: spec.table_size,
-            range_size: spec.range_size,
-            rng,
+            spec: spec.clone(),
+            rng: WorkloadRng::with_spec(seed, spec.rand),
+            context,
         })
     }
 
@@ -154,8 +220,32 @@ impl OltpSession {
             conn.query_drop("BEGIN")?;
             counts.other += 1;
         }
-        for group_index in 0..self.groups.len() {
-            self.run_group(conn, group_index, counts)?;
+        match &mut self.script {
+            Script::Groups { groups, statements } => {
+                for index in 0..groups.len() {
+                    let (group, repeat) = groups[index];
+                    let table = self.rng.uniform(1, statements.len() as u32) as usize - 1;
+                    run_group(
+                        conn,
+                        group,
+                        repeat,
+                        &statements[table][index],
+                        &self.spec,
+                        &mut self.rng,
+                        counts,
+                    )?;
+                }
+            }
+            Script::Insert => self.insert(conn, counts)?,
+            Script::KeyLookup { statement, ranges } => {
+                let params = key_lookup_params(&self.spec, &self.context, *ranges, &mut self.rng);
+                statement.exec(conn, params)?;
+                counts.read += 1;
+            }
+            Script::Bulk { buffer, next_id } => {
+                *next_id += 1;
+                bulk_append(conn, buffer, *next_id, self.context.thread + 1, counts)?;
+            }
         }
         if self.transactions {
             conn.query_drop("COMMIT")?;
@@ -164,98 +254,184 @@ impl OltpSession {
         Ok(())
     }
 
-    fn run_group(
-        &mut self,
-        conn: &mut Conn,
-        group_index: usize,
-        counts: &mut QueryCounts,
-    ) -> Result<(), mysql::Error> {
-        let (group, repeat) = self.groups[group_index];
-        let table = self.rng.uniform(1, self.statements.len() as u32) as usize - 1;
-        let stmts = &self.statements[table][group_index];
-        for _ in 0..repeat {
-            let id = self.rng.row_id(self.table_size);
-            match group {
-                Group::PointSelects => {
-                    conn.exec_drop(&stmts[0], (id,))?;
-                    counts.read += 1;
-                }
-                Group::SimpleRanges
-                | Group::SumRanges
-                | Group::OrderRanges
-                | Group::DistinctRanges => {
-                    conn.exec_drop(&stmts[0], (id, id + self.range_size - 1))?;
-                    counts.read += 1;
-                }
-                Group::IndexUpdates => {
-                    conn.exec_drop(&stmts[0], (id,))?;
-                    counts.write += 1;
-                }
-                Group::NonIndexUpdates => {
-                    let c = self.rng.template_string(C_TEMPLATE);
-                    conn.exec_drop(&stmts[0], (c, id))?;
-                    counts.write += 1;
-                }
-                Group::DeleteInserts => {
-                    let k = self.rng.row_id(self.table_size);
-                    let c = self.rng.template_string(C_TEMPLATE);
-                    let pad = self.rng.template_string(PAD_TEMPLATE);
-                    conn.exec_drop(&stmts[0], (id,))?;
-                    counts.write += 1;
-                    conn.exec_drop(
-                        &stmts[1],
-                        vec![
-                            Value::from(id),
-                            Value::from(k),
-                            Value::from(c),
-                            Value::from(pad),
-                        ],
-                    )?;
-                    counts.write += 1;
-                }
-            }
+    /// Ends the session: flushes a pending bulk insert, as sysbench does at thread exit.
+    pub fn finish(&mut self, conn: &mut Conn) -> Result<(), mysql::Error> {
+        if let Script::Bulk { buffer, .. } = &mut self.script
+            && !buffer.is_empty()
+        {
+            conn.query_drop(buffer.as_str())?;
+            buffer.clear();
         }
         Ok(())
     }
+
+    fn insert(&mut self, conn: &mut Conn, counts: &mut QueryCounts) -> Result<(), mysql::Error> {
+        let table = self.rng.uniform(1, self.spec.tables);
+        let k = self.rng.row_id(self.spec.table_size.max(1));
+        let id = if self.spec.auto_inc {
+            0
+        } else {
+            i64::from(self.context.unique.next()) - 2_147_483_648
+        };
+        let mut sql = format!("INSERT INTO sbtest{table} (id, k, c, pad) VALUES ({id}, {k}, '");
+        self.rng.fill_template(C_TEMPLATE, &mut sql);
+        sql.push_str("', '");
+        self.rng.fill_template(PAD_TEMPLATE, &mut sql);
+        sql.push_str("')");
+        conn.query_drop(sql)?;
+        counts.write += 1;
+        Ok(())
+    }
+}
+
+fn prepare_groups(
+    conn: &mut Conn,
+    spec: &WorkloadSpec,
+    prepared: bool,
+) -> Result<Script, mysql::Error> {
+    let groups = event_groups(spec);
+    let mut statements = Vec::with_capacity(spec.tables as usize);
+    for table in 1..=spec.tables {
+        let mut per_group = Vec::with_capacity(groups.len());
+        for (group, _) in &groups {
+            let prepared_group = group
+                .statements()
+                .iter()
+                .map(|sql| Stmt::new(conn, &sql.replace("{}", &table.to_string()), prepared))
+                .collect::<Result<Vec<_>, _>>()?;
+            per_group.push(prepared_group);
+        }
+        statements.push(per_group);
+    }
+    Ok(Script::Groups { groups, statements })
+}
+
+fn run_group(
+    conn: &mut Conn,
+    group: Group,
+    repeat: u32,
+    stmts: &[Stmt],
+    spec: &WorkloadSpec,
+    rng: &mut WorkloadRng,
+    counts: &mut QueryCounts,
+) -> Result<(), mysql::Error> {
+    for _ in 0..repeat {
+        let id = rng.row_id(spec.table_size);
+        match group {
+            Group::PointSelects | Group::IndexUpdates | Group::Deletes => {
+                stmts[0].exec(conn, vec![Value::from(id)])?
+            }
+            Group::SimpleRanges | Group::SumRanges | Group::OrderRanges | Group::DistinctRanges => {
+                let end = id + spec.range_size - 1;
+                stmts[0].exec(conn, vec![Value::from(id), Value::from(end)])?;
+            }
+            Group::NonIndexUpdates => {
+                let c = rng.template_string(C_TEMPLATE);
+                stmts[0].exec(conn, vec![Value::from(c), Value::from(id)])?;
+            }
+            Group::DeleteInserts => {
+                let k = rng.row_id(spec.table_size);
+                let c = rng.template_string(C_TEMPLATE);
+                let pad = rng.template_string(PAD_TEMPLATE);
+                stmts[0].exec(conn, vec![Value::from(id)])?;
+                counts.write += 1;
+                stmts[1].exec(
+                    conn,
+                    vec![
+                        Value::from(id),
+                        Value::from(k),
+                        Value::from(c),
+                        Value::from(pad),
+                    ],
+                )?;
+            }
+        }
+        if group.is_read() {
+            counts.read += 1;
+        } else {
+            counts.write += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Parameters of select_random_points/ranges: values of k from this thread's slice of
+/// the table, so threads do not overlap (as the sysbench scripts partition it).
+fn key_lookup_params(
+    spec: &WorkloadSpec,
+    context: &SessionContext,
+    ranges: bool,
+    rng: &mut WorkloadRng,
+) -> Vec<Value> {
+    let slice = u64::from(spec.table_size) / u64::from(context.threads.max(1));
+    let low = (slice * u64::from(context.thread)) as u32;
+    let high = low + slice as u32;
+    if ranges {
+        (0..spec.number_of_ranges)
+            .flat_map(|_| {
+                let start = rng.default_in(low, high);
+                [Value::from(start), Value::from(start + spec.delta)]
+            })
+            .collect()
+    } else {
+        (0..spec.random_points)
+            .map(|_| Value::from(rng.default_in(low, high)))
+            .collect()
+    }
+}
+
+/// Appends one row to the bulk buffer, sending the buffer first when it would overflow.
+fn bulk_append(
+    conn: &mut Conn,
+    buffer: &mut String,
+    id: u64,
+    table: u32,
+    counts: &mut QueryCounts,
+) -> Result<(), mysql::Error> {
+    let row_len = 2 * 20 + 4;
+    if !buffer.is_empty() && buffer.len() + row_len > BULK_PACKET_SIZE {
+        conn.query_drop(buffer.as_str())?;
+        buffer.clear();
+        counts.write += 1;
+    }
+    if buffer.is_empty() {
+        let _ = write!(buffer, "INSERT INTO sbtest{table} VALUES ({id},{id})");
+    } else {
+        let _ = write!(buffer, ",({id},{id})");
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{PrepareMode, WorkloadArgs};
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
 
-    fn spec(name: WorkloadName) -> WorkloadSpec {
-        let args = WorkloadArgs {
-            workload: name,
-            tables: 1,
-            table_size: 100,
-            threads: vec![1],
-            prepare: PrepareMode::Auto,
-            range_size: 100,
-            point_selects: 10,
-            simple_ranges: 1,
-            sum_ranges: 1,
-            order_ranges: 1,
-            distinct_ranges: 1,
-            index_updates: 1,
-            non_index_updates: 1,
-            delete_inserts: 1,
-            range_selects: true,
-            skip_trx: false,
-        };
-        WorkloadSpec::from_args(&args)
+    fn spec(name: &str) -> WorkloadSpec {
+        let cli = Cli::parse_from([
+            "abtest",
+            "--baseline",
+            "a",
+            "--variant",
+            "b",
+            "--workload",
+            name,
+        ]);
+        assert!(cli.command.is_none() || matches!(cli.command, Some(Command::Analyze(_))));
+        WorkloadSpec::from_args(&cli.run.workload)
     }
 
     fn mix(spec: &WorkloadSpec) -> (u32, u32) {
         let groups = event_groups(spec);
         let reads = groups
             .iter()
-            .filter(|(g, _)| g.statements()[0].starts_with("SELECT"))
+            .filter(|(g, _)| g.is_read())
             .map(|(_, n)| n)
             .sum();
         let writes = groups
             .iter()
-            .filter(|(g, _)| !g.statements()[0].starts_with("SELECT"))
+            .filter(|(g, _)| !g.is_read())
             .map(|(g, n)| n * g.statements().len() as u32)
             .sum();
         (reads, writes)
@@ -263,10 +439,16 @@ mod tests {
 
     #[test]
     fn statement_mix_matches_sysbench() {
-        assert_eq!(mix(&spec(WorkloadName::OltpReadWrite)), (14, 4));
-        assert_eq!(mix(&spec(WorkloadName::OltpReadOnly)), (14, 0));
-        assert_eq!(mix(&spec(WorkloadName::OltpPointSelect)), (1, 0));
-        assert!(!spec(WorkloadName::OltpPointSelect).uses_transactions());
-        assert!(spec(WorkloadName::OltpReadWrite).uses_transactions());
+        assert_eq!(mix(&spec("oltp_read_write")), (14, 4));
+        assert_eq!(mix(&spec("oltp_read_only")), (14, 0));
+        assert_eq!(mix(&spec("oltp_write_only")), (0, 4));
+        assert_eq!(mix(&spec("oltp_point_select")), (1, 0));
+        assert_eq!(mix(&spec("oltp_update_index")), (0, 1));
+        assert_eq!(mix(&spec("oltp_update_non_index")), (0, 1));
+        assert_eq!(mix(&spec("oltp_delete")), (0, 1));
+        assert!(!spec("oltp_point_select").uses_transactions());
+        assert!(spec("oltp_read_write").uses_transactions());
+        assert!(spec("oltp_write_only").uses_transactions());
+        assert!(!spec("oltp_delete").uses_transactions());
     }
 }

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use anyhow::{Context, bail};
 use mysql::prelude::Queryable;
 
-use crate::cli::PrepareMode;
+use crate::cli::{PrepareMode, WorkloadName};
 use crate::db::ConnectSpec;
 use crate::workload::WorkloadSpec;
 use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, WorkloadRng};
@@ -34,15 +34,39 @@ pub enum TableState {
     },
 }
 
+/// The tables a workload uses: sbtest1..N, or one bulk table per connection.
+pub fn table_count(spec: &WorkloadSpec, max_threads: u32) -> u32 {
+    if spec.name == WorkloadName::BulkInsert {
+        max_threads
+    } else {
+        spec.tables
+    }
+}
+
 /// Makes the sbtest tables ready on one server, loading tables in parallel.
 /// Returns how many tables were created.
-pub fn prepare(connect: &ConnectSpec, spec: &WorkloadSpec, seed: u64) -> anyhow::Result<u32> {
+pub fn prepare(
+    connect: &ConnectSpec,
+    spec: &WorkloadSpec,
+    seed: u64,
+    max_threads: u32,
+) -> anyhow::Result<u32> {
     let mut conn = connect
         .connect()
         .context("connecting to prepare the sbtest tables")?;
     let mut to_load = Vec::new();
-    for table in 1..=spec.tables {
-        let state = inspect(&mut conn, table, spec)?;
+    for table in 1..=table_count(spec, max_threads) {
+        let mut state = inspect(&mut conn, table, spec)?;
+        if spec.name == WorkloadName::BulkInsert
+            && state == TableState::Matches
+            && !is_owned(&mut conn, table)?
+        {
+            // bulk_insert truncates its tables every round: only abtest's own will do.
+            state = TableState::Differs {
+                reason: "a bulk_insert table abtest would truncate".into(),
+                owned: false,
+            };
+        }
         if needs_load(table, &state, spec.prepare)? {
             if state != TableState::Missing {
                 conn.query_drop(format!("DROP TABLE sbtest{table}"))?;
@@ -116,20 +140,10 @@ pub fn inspect(
         return Ok(TableState::Missing);
     };
     let owned = comment == OWNER_MARK;
-    let columns: Vec<(String, String)> = conn.exec(
-        "SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS \
-         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
-        (&name,),
-    )?;
-    let shape: Vec<(String, String)> = columns
-        .into_iter()
-        .map(|(column, kind)| {
-            (
-                column.to_lowercase(),
-                kind.to_lowercase().replace("int(11)", "int"),
-            )
-        })
-        .collect();
+    if spec.name == WorkloadName::BulkInsert {
+        return bulk_state(conn, &name, owned);
+    }
+    let shape = columns(conn, &name)?;
     let expected = [
         ("id", "int"),
         ("k", "int"),
@@ -149,13 +163,54 @@ pub fn inspect(
     }
     let rows: Option<u64> = conn.query_first(format!("SELECT COUNT(*) FROM {name}"))?;
     let rows = rows.unwrap_or(0);
-    if rows != u64::from(spec.table_size) {
+    if rows != u64::from(spec.prepared_rows()) {
         return Ok(TableState::Differs {
-            reason: format!("{rows} rows, expected {}", spec.table_size),
+            reason: format!("{rows} rows, expected {}", spec.prepared_rows()),
             owned,
         });
     }
     Ok(TableState::Matches)
+}
+
+fn columns(conn: &mut mysql::Conn, name: &str) -> anyhow::Result<Vec<(String, String)>> {
+    let columns: Vec<(String, String)> = conn.exec(
+        "SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS \
+         WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+        (name,),
+    )?;
+    Ok(columns
+        .into_iter()
+        .map(|(column, kind)| {
+            (
+                column.to_lowercase(),
+                kind.to_lowercase().replace("int(11)", "int"),
+            )
+        })
+        .collect())
+}
+
+fn bulk_state(conn: &mut mysql::Conn, name: &str, owned: bool) -> anyhow::Result<TableState> {
+    let shape = columns(conn, name)?;
+    if shape
+        != [
+            ("id".to_string(), "int".to_string()),
+            ("k".to_string(), "int".to_string()),
+        ]
+    {
+        return Ok(TableState::Differs {
+            reason: format!("columns {shape:?}"),
+            owned,
+        });
+    }
+    Ok(TableState::Matches)
+}
+
+fn is_owned(conn: &mut mysql::Conn, table: u32) -> anyhow::Result<bool> {
+    let comment: Option<String> = conn.exec_first(
+        "SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+        (format!("sbtest{table}"),),
+    )?;
+    Ok(comment.as_deref() == Some(OWNER_MARK))
 }
 
 fn load_tables(
@@ -183,23 +238,32 @@ fn load_table(
     seed: u64,
     table: u32,
 ) -> anyhow::Result<()> {
-    conn.query_drop(format!(
-        "CREATE TABLE sbtest{table} (\n  id INTEGER NOT NULL AUTO_INCREMENT,\n  k INTEGER DEFAULT '0' NOT NULL,\n  \
-         c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) \
-         ENGINE = InnoDB COMMENT = '{OWNER_MARK}'"
-    ))?;
-    let mut rng = WorkloadRng::seeded(seed ^ (u64::from(table) << 32) ^ 0x5eed);
+    conn.query_drop(create_table_sql(spec, table))?;
+    if spec.name == WorkloadName::BulkInsert {
+        return Ok(());
+    }
+    let mut rng = WorkloadRng::with_spec(seed ^ (u64::from(table) << 32) ^ 0x5eed, spec.rand);
     let mut sql = String::with_capacity(ROWS_PER_INSERT as usize * 200);
+    let rows = spec.prepared_rows();
     let mut written = 0;
-    while written < spec.table_size {
-        let batch = ROWS_PER_INSERT.min(spec.table_size - written);
+    while written < rows {
+        let batch = ROWS_PER_INSERT.min(rows - written);
         sql.clear();
-        let _ = write!(sql, "INSERT INTO sbtest{table} (k, c, pad) VALUES ");
+        let columns = if spec.auto_inc {
+            "k, c, pad"
+        } else {
+            "id, k, c, pad"
+        };
+        let _ = write!(sql, "INSERT INTO sbtest{table} ({columns}) VALUES ");
         for row in 0..batch {
             if row > 0 {
                 sql.push(',');
             }
-            let _ = write!(sql, "({},'", rng.row_id(spec.table_size));
+            sql.push('(');
+            if !spec.auto_inc {
+                let _ = write!(sql, "{},", written + row + 1);
+            }
+            let _ = write!(sql, "{},'", rng.row_id(spec.table_size));
             rng.fill_template(C_TEMPLATE, &mut sql);
             sql.push_str("','");
             rng.fill_template(PAD_TEMPLATE, &mut sql);
@@ -208,6 +272,32 @@ fn load_table(
         conn.query_drop(&sql)?;
         written += batch;
     }
-    conn.query_drop(format!("CREATE INDEX k_{table} ON sbtest{table}(k)"))?;
+    if spec.create_secondary {
+        conn.query_drop(format!("CREATE INDEX k_{table} ON sbtest{table}(k)"))?;
+    }
     Ok(())
+}
+
+/// The CREATE TABLE statement, as sysbench's `create_table` (and `bulk_insert.lua`).
+fn create_table_sql(spec: &WorkloadSpec, table: u32) -> String {
+    let options = format!("ENGINE = {} COMMENT = '{OWNER_MARK}'", spec.storage_engine);
+    if spec.name == WorkloadName::BulkInsert {
+        return format!(
+            "CREATE TABLE sbtest{table} (\n  id INTEGER NOT NULL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  PRIMARY KEY (id)\n) {options}"
+        );
+    }
+    let id = if spec.auto_inc {
+        "INTEGER NOT NULL AUTO_INCREMENT"
+    } else {
+        "INTEGER NOT NULL"
+    };
+    let key = if spec.secondary {
+        "KEY xid"
+    } else {
+        "PRIMARY KEY"
+    };
+    format!(
+        "CREATE TABLE sbtest{table} (\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  \
+         c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  {key} (id)\n) {options}"
+    )
 }

@@ -5,4 +5,5 @@
 mod analyze;
 mod bad_input;
 mod managed_run;
+mod parity;
 mod support;

@@ -1,0 +1,138 @@
+//! State shared by the coordinator and the workers of one round: the phase, the start
+//! gate, and per-worker live counters. Each worker writes only its own cache-padded
+//! counters (a plain load and store, no lock and no contended atomic), and the
+//! coordinator reads them for `--report-interval` lines.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+use crossbeam_utils::CachePadded;
+use hdrhistogram::Histogram;
+
+/// Workers are connecting; nothing runs yet.
+pub const CONNECTING: u8 = 0;
+/// Warm-up: events run but are not counted.
+pub const WARMUP: u8 = 1;
+/// Measured period: completed events are counted.
+pub const MEASURE: u8 = 2;
+/// Stop after the current event.
+pub const STOP: u8 = 3;
+
+/// Counters a worker publishes while it runs.
+#[derive(Debug, Default)]
+pub struct LiveCounters {
+    /// Completed events.
+    pub events: AtomicU64,
+    /// Reads.
+    pub reads: AtomicU64,
+    /// Writes.
+    pub writes: AtomicU64,
+    /// Other statements.
+    pub other: AtomicU64,
+    /// Errors.
+    pub errors: AtomicU64,
+    /// Reconnects.
+    pub reconnects: AtomicU64,
+    /// Latencies of the current interval (µs), kept only with `--report-interval`.
+    pub interval: Option<Mutex<Histogram<u32>>>,
+}
+
+impl LiveCounters {
+    fn new(with_interval: bool) -> LiveCounters {
+        LiveCounters {
+            interval: with_interval.then(|| {
+                Mutex::new(Histogram::new_with_bounds(1, 100_000_000, 2).expect("valid bounds"))
+            }),
+            ..LiveCounters::default()
+        }
+    }
+
+    /// Adds to a counter owned by this worker alone: a plain load and store.
+    pub fn bump(counter: &AtomicU64, by: u64) {
+        counter.store(counter.load(Ordering::Relaxed) + by, Ordering::Relaxed);
+    }
+}
+
+/// The round's shared state.
+#[derive(Debug)]
+pub struct RoundControl {
+    /// Current phase.
+    pub phase: AtomicU8,
+    /// Set when a worker hit an error that ends the round.
+    pub fatal: AtomicBool,
+    /// One entry per worker.
+    pub live: Vec<CachePadded<LiveCounters>>,
+    arrivals: Mutex<Arrivals>,
+    changed: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct Arrivals {
+    connected: usize,
+    failed: usize,
+}
+
+impl RoundControl {
+    /// Control for `workers` workers; `with_interval` keeps per-interval histograms.
+    pub fn new(workers: usize, with_interval: bool) -> RoundControl {
+        RoundControl {
+            phase: AtomicU8::new(CONNECTING),
+            fatal: AtomicBool::new(false),
+            live: (0..workers)
+                .map(|_| CachePadded::new(LiveCounters::new(with_interval)))
+                .collect(),
+            arrivals: Mutex::new(Arrivals::default()),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// A worker reports that its connection is ready (or failed), then waits for the
+    /// start. Never blocks forever: the coordinator always moves the phase on.
+    pub fn arrive_and_wait(&self, connected: bool) {
+        let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
+        if connected {
+            arrivals.connected += 1;
+        } else {
+            arrivals.failed += 1;
+        }
+        self.changed.notify_all();
+        while self.phase.load(Ordering::SeqCst) == CONNECTING {
+            arrivals = self
+                .changed
+                .wait(arrivals)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// The coordinator waits until `workers` have arrived or `stop()` says to give up.
+    /// Returns the number that failed to connect.
+    pub fn wait_arrivals(&self, workers: usize, stop: impl Fn() -> bool) -> usize {
+        let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
+        while arrivals.connected + arrivals.failed < workers && !stop() {
+            arrivals = self
+                .changed
+                .wait_timeout(arrivals, Duration::from_millis(50))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        arrivals.failed
+    }
+
+    /// Moves every worker to `phase` and wakes those waiting at the start.
+    pub fn set_phase(&self, phase: u8) {
+        let _guard = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
+        self.phase.store(phase, Ordering::SeqCst);
+        self.changed.notify_all();
+    }
+
+    /// Whether workers should keep running events.
+    pub fn running(&self) -> bool {
+        self.phase.load(Ordering::Relaxed) != STOP
+    }
+
+    /// Whether events completing now are counted.
+    pub fn measuring(&self) -> bool {
+        self.phase.load(Ordering::Relaxed) == MEASURE
+    }
+}

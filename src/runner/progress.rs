@@ -1,0 +1,117 @@
+//! `--report-interval` lines on stderr, carrying what sysbench's do — threads, tps, qps,
+//! reads/writes/other, the 95th percentile latency, errors and reconnects per second —
+//! with the side and round in front.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+
+use super::control::RoundControl;
+
+/// Prints one line per interval from the workers' live counters.
+#[derive(Debug)]
+pub struct IntervalReporter {
+    label: String,
+    threads: usize,
+    interval: Duration,
+    started: Instant,
+    next: Instant,
+    previous: [u64; 6],
+}
+
+impl IntervalReporter {
+    /// A reporter whose lines start with `label`, such as `baseline round 3/10`.
+    pub fn new(label: String, threads: usize, interval: Duration) -> IntervalReporter {
+        let now = Instant::now();
+        IntervalReporter {
+            label,
+            threads,
+            interval,
+            started: now,
+            next: now + interval,
+            previous: [0; 6],
+        }
+    }
+
+    /// When the next line is due.
+    pub fn due(&self) -> Instant {
+        self.next
+    }
+
+    /// Prints a line if one is due.
+    pub fn tick(&mut self, control: &RoundControl) {
+        let now = Instant::now();
+        if now < self.next {
+            return;
+        }
+        let elapsed = self.interval.as_secs_f64();
+        self.next += self.interval;
+        let totals = totals(control);
+        let delta: Vec<f64> = totals
+            .iter()
+            .zip(self.previous)
+            .map(|(t, p)| (t - p) as f64 / elapsed)
+            .collect();
+        self.previous = totals;
+        let p95 = interval_p95(control);
+        let phase = if control.measuring() { "" } else { " warm-up" };
+        eprintln!(
+            "[{}{phase}] [ {:.1}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,95%): {:.2} err/s: {:.2} reconn/s: {:.2}",
+            self.label,
+            (now - self.started).as_secs_f64(),
+            self.threads,
+            delta[0],
+            delta[1] + delta[2] + delta[3],
+            delta[1],
+            delta[2],
+            delta[3],
+            p95,
+            delta[4],
+            delta[5],
+        );
+    }
+}
+
+fn totals(control: &RoundControl) -> [u64; 6] {
+    let mut sums = [0u64; 6];
+    for live in &control.live {
+        let values = [
+            &live.events,
+            &live.reads,
+            &live.writes,
+            &live.other,
+            &live.errors,
+            &live.reconnects,
+        ];
+        for (sum, value) in sums.iter_mut().zip(values) {
+            *sum += value.load(Ordering::Relaxed);
+        }
+    }
+    sums
+}
+
+/// The 95th percentile of the interval's latencies in ms; resets the interval histograms.
+fn interval_p95(control: &RoundControl) -> f64 {
+    let mut merged: Histogram<u64> = match Histogram::new_with_bounds(1, 100_000_000, 2) {
+        Ok(h) => h,
+        Err(_) => return 0.0,
+    };
+    for live in &control.live {
+        if let Some(interval) = &live.interval {
+            let mut histogram = interval.lock().unwrap_or_else(|e| e.into_inner());
+            for value in histogram.iter_recorded() {
+                merged.saturating_record_n(
+                    value.value_iterated_to(),
+                    u64::from(value.count_at_value()),
+                );
+            }
+            histogram.reset();
+        }
+    }
+    if merged.is_empty() {
+        0.0
+    } else {
+        merged.value_at_quantile(0.95) as f64 / 1000.0
+    }
+}
