@@ -196,6 +196,15 @@ pub struct WorkloadArgs {
     #[arg(long, value_enum, default_value_t = WorkloadName::OltpReadWrite, help_heading = "Workload")]
     pub workload: WorkloadName,
 
+    /// A custom workload: weighted transactions of your own SQL (TOML), instead of --workload.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "workload",
+        help_heading = "Workload"
+    )]
+    pub workload_file: Option<PathBuf>,
+
     /// Number of sbtest tables.
     #[arg(long, default_value_t = 1, help_heading = "Workload")]
     pub tables: u32,
@@ -383,6 +392,9 @@ pub enum WorkloadName {
     SelectRandomRanges,
     /// Multi-row INSERTs of (id, k) into one table per thread; one row per event.
     BulkInsert,
+    /// The transactions of a `--workload-file`.
+    #[value(skip)]
+    Custom,
 }
 
 impl WorkloadName {
@@ -400,6 +412,7 @@ impl WorkloadName {
             WorkloadName::SelectRandomPoints => "select_random_points",
             WorkloadName::SelectRandomRanges => "select_random_ranges",
             WorkloadName::BulkInsert => "bulk_insert",
+            WorkloadName::Custom => "custom",
         }
     }
 

@@ -152,8 +152,7 @@ impl Plan {
     /// Resolves the command line and both profiles into a plan, or a usage error.
     pub fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
         let schedule = resolve_schedule(cli)?;
-        let workload = WorkloadSpec::from_args(&cli.workload);
-        workload.validate()?;
+        let workload = WorkloadSpec::resolve(&cli.workload)?;
         let analysis = AnalysisOptions::from_args(&cli.analysis)?;
         let mut warnings = Vec::new();
         let baseline = resolve_side(

@@ -3,6 +3,7 @@
 //! The statement mix mirrors sysbench 1.0.20's `oltp_*.lua` scripts statement for
 //! statement (DESIGN §7), so that a DBA's sysbench intuition carries over unchanged.
 
+pub mod custom;
 pub mod oltp;
 pub mod random;
 pub mod schema;
@@ -12,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::{PrepareMode, PsMode, WorkloadArgs, WorkloadName};
 use crate::exit::UsageError;
+use crate::workload::custom::CustomWorkload;
 use crate::workload::random::RandSpec;
 
 /// The fully resolved workload, identical for both sides.
@@ -65,9 +67,23 @@ pub struct WorkloadSpec {
     pub ps_mode: PsMode,
     /// Distribution of row ids (sysbench 1.0 defaults to `special`; abtest to uniform).
     pub rand: RandSpec,
+    /// The custom workload of `--workload-file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<CustomWorkload>,
 }
 
 impl WorkloadSpec {
+    /// Resolves the workload flags and reads the workload file, if any.
+    pub fn resolve(args: &WorkloadArgs) -> anyhow::Result<Self> {
+        let mut spec = Self::from_args(args);
+        if let Some(path) = &args.workload_file {
+            spec.custom = Some(CustomWorkload::load(path)?);
+            spec.name = WorkloadName::Custom;
+        }
+        spec.validate()?;
+        Ok(spec)
+    }
+
     /// Resolves the workload flags, applying per-script overrides as sysbench does.
     pub fn from_args(args: &WorkloadArgs) -> Self {
         let point_selects = match args.workload {
@@ -107,6 +123,7 @@ impl WorkloadSpec {
                 pareto_h: args.rand_pareto_h,
                 zipfian_exp: args.rand_zipfian_exp,
             },
+            custom: None,
         }
     }
 
@@ -170,6 +187,11 @@ impl WorkloadSpec {
         } else {
             self.table_size
         }
+    }
+
+    /// Whether the sbtest tables are needed.
+    pub fn uses_sbtest(&self) -> bool {
+        self.custom.as_ref().is_none_or(|c| c.sbtest)
     }
 
     /// Whether an event is wrapped in BEGIN/COMMIT.

@@ -13,6 +13,7 @@ use mysql::{Conn, Value};
 
 use crate::cli::{PsMode, WorkloadName};
 use crate::workload::WorkloadSpec;
+use crate::workload::custom::CustomSession;
 use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, UniqueSequence, WorkloadRng};
 use crate::workload::statement::Stmt;
 
@@ -152,6 +153,8 @@ enum Script {
     KeyLookup { statement: Stmt, ranges: bool },
     /// bulk_insert into this thread's own table.
     Bulk { buffer: String, next_id: u64 },
+    /// The transactions of a workload file.
+    Custom(CustomSession),
 }
 
 /// A connection's prepared workload.
@@ -198,11 +201,28 @@ impl OltpSession {
                     next_id: 0,
                 }
             }
+            WorkloadName::Custom => {
+                let custom = spec
+                    .custom
+                    .as_ref()
+                    .expect("a custom workload has its file");
+                Script::Custom(CustomSession::prepare(
+                    conn,
+                    custom,
+                    spec.tables,
+                    spec.table_size,
+                    prepared,
+                )?)
+            }
             _ => prepare_groups(conn, spec, prepared)?,
+        };
+        let transactions = match &script {
+            Script::Custom(session) => session.uses_transactions(),
+            _ => spec.uses_transactions(),
         };
         Ok(OltpSession {
             script,
-            transactions: spec.uses_transactions(),
+            transactions,
             spec: spec.clone(),
             rng: WorkloadRng::with_spec(seed, spec.rand),
             context,
@@ -216,6 +236,9 @@ impl OltpSession {
 
     /// Runs one event; `counts` receives every statement that completed.
     pub fn event(&mut self, conn: &mut Conn, counts: &mut QueryCounts) -> Result<(), mysql::Error> {
+        if let Script::Custom(session) = &mut self.script {
+            return session.event(conn, &mut self.rng, counts);
+        }
         if self.transactions {
             conn.query_drop("BEGIN")?;
             counts.other += 1;
@@ -246,6 +269,7 @@ impl OltpSession {
                 *next_id += 1;
                 bulk_append(conn, buffer, *next_id, self.context.thread + 1, counts)?;
             }
+            Script::Custom(_) => {}
         }
         if self.transactions {
             conn.query_drop("COMMIT")?;

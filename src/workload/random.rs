@@ -180,6 +180,11 @@ impl WorkloadRng {
         self.rng.random_range(low..=high)
     }
 
+    /// A uniform signed integer in `[low, high]`.
+    pub fn int_in(&mut self, low: i64, high: i64) -> i64 {
+        self.rng.random_range(low..=high)
+    }
+
     /// An integer in `[low, high]` from the configured distribution (`sb_rand_default`).
     pub fn default_in(&mut self, low: u32, high: u32) -> u32 {
         let spec = self.spec;

@@ -55,7 +55,12 @@ pub fn prepare(
         .connect()
         .context("connecting to prepare the sbtest tables")?;
     let mut to_load = Vec::new();
-    for table in 1..=table_count(spec, max_threads) {
+    let tables = if spec.uses_sbtest() {
+        table_count(spec, max_threads)
+    } else {
+        0
+    };
+    for table in 1..=tables {
         let mut state = inspect(&mut conn, table, spec)?;
         if spec.name == WorkloadName::BulkInsert
             && state == TableState::Matches
@@ -90,6 +95,12 @@ pub fn prepare(
                 .unwrap_or_else(|_| bail!("a loader thread panicked"))
         })
     })?;
+    if let Some(custom) = &spec.custom {
+        for sql in &custom.setup {
+            conn.query_drop(sql)
+                .with_context(|| format!("workload file setup statement `{sql}` failed"))?;
+        }
+    }
     Ok(to_load.len() as u32)
 }
 

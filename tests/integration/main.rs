@@ -4,6 +4,8 @@
 
 mod analyze;
 mod bad_input;
+mod client_behaviour;
+mod custom_workload;
 mod managed_run;
 mod parity;
 mod support;

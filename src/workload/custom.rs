@@ -1,0 +1,469 @@
+//! Custom workloads from a TOML file (`--workload-file`): weighted transactions of the
+//! user's own SQL with typed random parameters, so a DBA can A/B the queries that matter
+//! to them, not only sysbench's.
+//!
+//! ```toml
+//! sbtest = true                       # prepare the sbtest tables as usual (default)
+//! setup = []                          # SQL run once per side before the first round
+//!
+//! [params]
+//! id = { type = "id" }                # a row id from --rand-type over 1..=--table-size
+//! t = { type = "table" }              # a table number 1..=--tables (inlined into the SQL)
+//! n = { type = "int", min = 1, max = 100 }
+//! s = { type = "string", pattern = "###-@@@" }   # # digit, @ letter
+//!
+//! [[transaction]]
+//! name = "lookup"
+//! weight = 9
+//! statements = ["SELECT c FROM sbtest{t} WHERE id = {id}"]
+//!
+//! [[transaction]]
+//! name = "touch"
+//! weight = 1
+//! begin = true                        # wrap in BEGIN/COMMIT
+//! statements = ["UPDATE sbtest{t} SET k = k + {n} WHERE id = {id}"]
+//! ```
+//!
+//! Parameter values are drawn once per event, so every statement of a transaction sees
+//! the same values. Table parameters change the statement text and are inlined; all
+//! other parameters are bound to server-side prepared statements.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use mysql::prelude::Queryable;
+use mysql::{Conn, Value};
+use serde::{Deserialize, Serialize};
+
+use crate::exit::UsageError;
+use crate::workload::oltp::QueryCounts;
+use crate::workload::random::WorkloadRng;
+use crate::workload::statement::Stmt;
+
+/// A custom workload as written in its file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomWorkload {
+    /// Whether the sbtest tables are prepared as for the built-in workloads.
+    #[serde(default = "yes")]
+    pub sbtest: bool,
+    /// SQL run once per side before the first round.
+    #[serde(default)]
+    pub setup: Vec<String>,
+    /// Typed random parameters.
+    #[serde(default)]
+    pub params: BTreeMap<String, Param>,
+    /// Weighted transactions.
+    #[serde(rename = "transaction")]
+    pub transactions: Vec<Transaction>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A typed random parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Param {
+    /// A row id from the workload's distribution over 1..=table_size.
+    Id,
+    /// A table number 1..=tables, inlined into the statement text.
+    Table,
+    /// A uniform integer in [min, max].
+    Int {
+        /// Lowest value.
+        min: i64,
+        /// Highest value.
+        max: i64,
+    },
+    /// A string of `pattern` with `#` a random digit and `@` a random letter.
+    String {
+        /// The pattern.
+        pattern: String,
+    },
+}
+
+/// One weighted transaction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Transaction {
+    /// Name, used in messages.
+    pub name: String,
+    /// Relative frequency.
+    #[serde(default = "one")]
+    pub weight: u32,
+    /// Wrap the statements in BEGIN/COMMIT.
+    #[serde(default)]
+    pub begin: bool,
+    /// SQL with `{param}` placeholders.
+    pub statements: Vec<String>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl CustomWorkload {
+    /// Reads and validates a workload file; errors name the file, the line and the statement.
+    pub fn load(path: &Path) -> anyhow::Result<CustomWorkload> {
+        let source = std::fs::read_to_string(path).map_err(|e| {
+            UsageError::err(format!(
+                "workload file {}: cannot read it ({e})",
+                path.display()
+            ))
+        })?;
+        let workload: CustomWorkload = toml::from_str(&source).map_err(|e| {
+            let line = e.span().map_or(1, |s| {
+                source[..s.start.min(source.len())].matches('\n').count() + 1
+            });
+            UsageError::err(format!(
+                "workload file {}:{line}: {}",
+                path.display(),
+                e.message().trim()
+            ))
+        })?;
+        workload.validate().map_err(|(needle, message)| {
+            let line = source
+                .lines()
+                .position(|l| l.contains(&needle))
+                .map_or(1, |i| i + 1);
+            UsageError::err(format!(
+                "workload file {}:{line}: {message}",
+                path.display()
+            ))
+        })?;
+        Ok(workload)
+    }
+
+    /// Checks weights, placeholders and parameter ranges. The error carries a text to
+    /// find its line by, and the message.
+    fn validate(&self) -> Result<(), (String, String)> {
+        if self.transactions.is_empty() {
+            return Err((
+                "[[transaction]]".into(),
+                "no [[transaction]] defined; add at least one".into(),
+            ));
+        }
+        if self.transactions.iter().all(|t| t.weight == 0) {
+            return Err(("weight".into(), "every transaction has weight 0".into()));
+        }
+        for (name, param) in &self.params {
+            match param {
+                Param::Int { min, max } if min > max => {
+                    return Err((
+                        format!("{name} ="),
+                        format!("parameter `{name}`: min {min} is above max {max}"),
+                    ));
+                }
+                Param::String { pattern } if pattern.is_empty() => {
+                    return Err((
+                        format!("{name} ="),
+                        format!("parameter `{name}`: the pattern is empty"),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        for transaction in &self.transactions {
+            if transaction.statements.is_empty() {
+                return Err((
+                    format!("\"{}\"", transaction.name),
+                    format!("transaction `{}` has no statements", transaction.name),
+                ));
+            }
+            for (index, sql) in transaction.statements.iter().enumerate() {
+                for placeholder in placeholders(sql).map_err(|m| (sql.clone(), m))? {
+                    if !self.params.contains_key(placeholder) {
+                        return Err((
+                            sql.clone(),
+                            format!(
+                                "transaction `{}`, statement {}: unknown parameter {{{placeholder}}}; define it under [params]",
+                                transaction.name,
+                                index + 1
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a statement is a write, for the read/write/other counts.
+    fn kind(sql: &str) -> StatementKind {
+        let first = sql
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_ascii_uppercase();
+        match first.as_str() {
+            "SELECT" | "SHOW" | "WITH" | "EXPLAIN" => StatementKind::Read,
+            "INSERT" | "UPDATE" | "DELETE" | "REPLACE" => StatementKind::Write,
+            _ => StatementKind::Other,
+        }
+    }
+}
+
+/// The `{name}` placeholders of a statement, in order.
+fn placeholders(sql: &str) -> Result<Vec<&str>, String> {
+    let mut found = Vec::new();
+    let mut rest = sql;
+    while let Some(start) = rest.find('{') {
+        let after = &rest[start + 1..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| format!("unclosed `{{` in `{sql}`"))?;
+        found.push(after[..end].trim());
+        rest = &after[end + 1..];
+    }
+    Ok(found)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StatementKind {
+    Read,
+    Write,
+    Other,
+}
+
+/// A statement prepared for every table number it can take.
+#[derive(Debug)]
+struct PreparedStatement {
+    kind: StatementKind,
+    /// Names of the bound parameters, in `?` order.
+    bound: Vec<String>,
+    /// The table parameter inlined into the text, if any.
+    table_param: Option<String>,
+    /// One statement per table number (one entry when no table parameter is used).
+    per_table: Vec<Stmt>,
+}
+
+/// A connection's prepared custom workload.
+#[derive(Debug)]
+pub struct CustomSession {
+    workload: CustomWorkload,
+    transactions: Vec<Vec<PreparedStatement>>,
+    total_weight: u32,
+    values: BTreeMap<String, Value>,
+    tables: u32,
+    table_size: u32,
+}
+
+impl CustomSession {
+    /// Prepares every statement on `conn`.
+    pub fn prepare(
+        conn: &mut Conn,
+        workload: &CustomWorkload,
+        tables: u32,
+        table_size: u32,
+        prepared: bool,
+    ) -> Result<CustomSession, mysql::Error> {
+        let mut transactions = Vec::new();
+        for transaction in &workload.transactions {
+            let statements = transaction
+                .statements
+                .iter()
+                .map(|sql| prepare_statement(conn, workload, sql, tables, prepared))
+                .collect::<Result<Vec<_>, _>>()?;
+            transactions.push(statements);
+        }
+        Ok(CustomSession {
+            total_weight: workload.transactions.iter().map(|t| t.weight).sum(),
+            workload: workload.clone(),
+            transactions,
+            values: BTreeMap::new(),
+            tables,
+            table_size,
+        })
+    }
+
+    /// Runs one event: a transaction chosen by weight.
+    pub fn event(
+        &mut self,
+        conn: &mut Conn,
+        rng: &mut WorkloadRng,
+        counts: &mut QueryCounts,
+    ) -> Result<(), mysql::Error> {
+        let index = self.pick(rng);
+        self.draw(rng);
+        let begin = self.workload.transactions[index].begin;
+        if begin {
+            conn.query_drop("BEGIN")?;
+            counts.other += 1;
+        }
+        for statement in &self.transactions[index] {
+            let table = statement
+                .table_param
+                .as_ref()
+                .and_then(|name| self.values.get(name))
+                .and_then(|v| mysql::from_value_opt::<u32>(v.clone()).ok())
+                .map_or(0, |t| t as usize - 1);
+            let params = statement
+                .bound
+                .iter()
+                .map(|name| self.values[name].clone())
+                .collect();
+            statement.per_table[table].exec(conn, params)?;
+            match statement.kind {
+                StatementKind::Read => counts.read += 1,
+                StatementKind::Write => counts.write += 1,
+                StatementKind::Other => counts.other += 1,
+            }
+        }
+        if begin {
+            conn.query_drop("COMMIT")?;
+            counts.other += 1;
+        }
+        Ok(())
+    }
+
+    /// Whether any transaction runs inside BEGIN/COMMIT (a failed one needs a ROLLBACK).
+    pub fn uses_transactions(&self) -> bool {
+        self.workload.transactions.iter().any(|t| t.begin)
+    }
+
+    fn pick(&self, rng: &mut WorkloadRng) -> usize {
+        let mut ticket = rng.uniform(1, self.total_weight);
+        for (index, transaction) in self.workload.transactions.iter().enumerate() {
+            if ticket <= transaction.weight {
+                return index;
+            }
+            ticket -= transaction.weight;
+        }
+        self.workload.transactions.len() - 1
+    }
+
+    fn draw(&mut self, rng: &mut WorkloadRng) {
+        for (name, param) in &self.workload.params {
+            let value = match param {
+                Param::Id => Value::from(rng.row_id(self.table_size.max(1))),
+                Param::Table => Value::from(rng.uniform(1, self.tables)),
+                Param::Int { min, max } => Value::from(rng.int_in(*min, *max)),
+                Param::String { pattern } => Value::from(rng.template_string(pattern)),
+            };
+            self.values.insert(name.clone(), value);
+        }
+    }
+}
+
+fn prepare_statement(
+    conn: &mut Conn,
+    workload: &CustomWorkload,
+    sql: &str,
+    tables: u32,
+    prepared: bool,
+) -> Result<PreparedStatement, mysql::Error> {
+    let names: Vec<&str> = placeholders(sql).unwrap_or_default();
+    let table_param = names
+        .iter()
+        .find(|name| workload.params.get(**name) == Some(&Param::Table))
+        .map(|name| name.to_string());
+    let bound: Vec<String> = names
+        .iter()
+        .filter(|name| workload.params.get(**name) != Some(&Param::Table))
+        .map(|name| name.to_string())
+        .collect();
+    let table_numbers: Vec<u32> = if table_param.is_some() {
+        (1..=tables).collect()
+    } else {
+        vec![0]
+    };
+    let per_table = table_numbers
+        .into_iter()
+        .map(|table| Stmt::new(conn, &render(sql, workload, table), prepared))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(PreparedStatement {
+        kind: CustomWorkload::kind(sql),
+        bound,
+        table_param,
+        per_table,
+    })
+}
+
+/// The statement text: table parameters inlined, every other placeholder a `?`.
+fn render(sql: &str, workload: &CustomWorkload, table: u32) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        let end = after.find('}').unwrap_or(after.len());
+        let name = after[..end].trim();
+        if workload.params.get(name) == Some(&Param::Table) {
+            out.push_str(&table.to_string());
+        } else {
+            out.push('?');
+        }
+        rest = after.get(end + 1..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"
+[params]
+id = { type = "id" }
+t = { type = "table" }
+s = { type = "string", pattern = "@##" }
+
+[[transaction]]
+name = "lookup"
+weight = 3
+statements = ["SELECT c FROM sbtest{t} WHERE id = {id}"]
+
+[[transaction]]
+name = "write"
+begin = true
+statements = ["UPDATE sbtest{t} SET c = {s} WHERE id = {id}"]
+"#;
+
+    fn load(text: &str) -> anyhow::Result<CustomWorkload> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.toml");
+        std::fs::write(&path, text).unwrap();
+        CustomWorkload::load(&path)
+    }
+
+    #[test]
+    fn parses_and_renders() {
+        let w = load(SAMPLE).unwrap();
+        assert_eq!(w.transactions.len(), 2);
+        assert_eq!(
+            render(&w.transactions[1].statements[0], &w, 3),
+            "UPDATE sbtest3 SET c = ? WHERE id = ?"
+        );
+        assert_eq!(CustomWorkload::kind("  select 1"), StatementKind::Read);
+        assert_eq!(CustomWorkload::kind("UPDATE x"), StatementKind::Write);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_statement() {
+        let bad = SAMPLE.replace(
+            "WHERE id = {id}\"]\n\n[[transaction]]",
+            "WHERE id = {nope}\"]\n\n[[transaction]]",
+        );
+        let message = load(&bad).unwrap_err().to_string();
+        assert!(message.contains("w.toml:10:"), "{message}");
+        assert!(
+            message.contains("transaction `lookup`, statement 1: unknown parameter {nope}"),
+            "{message}"
+        );
+        let message = load("[[transaction]]\nname = \"x\"\nstatments = []\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains("w.toml:3:") && message.contains("unknown field `statments`"),
+            "{message}"
+        );
+        let message = load("[params]\nn = { type = \"int\", min = 5, max = 1 }\n[[transaction]]\nname = \"x\"\nstatements = [\"SELECT {n}\"]\n").unwrap_err().to_string();
+        assert!(
+            message.contains("w.toml:2:") && message.contains("min 5 is above max 1"),
+            "{message}"
+        );
+    }
+}

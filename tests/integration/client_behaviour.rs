@@ -1,0 +1,103 @@
+//! Client behaviour on real servers: the open-loop rate, interval reports, and how
+//! errors are counted, ignored or fatal.
+
+use serde_json::Value;
+
+use crate::support::{QUICK, Sandbox, server_lock, text};
+
+fn run(sandbox: &Sandbox, extra: &[&str]) -> (Option<i32>, Value, String) {
+    let json = sandbox.path("run.json");
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+        "--threads",
+        "2",
+        "--rounds",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend(QUICK);
+    args.extend(extra);
+    let output = sandbox.run(&args);
+    let (stdout, stderr) = text(&output);
+    let results = std::fs::read_to_string(&json)
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or(Value::Null);
+    (output.status.code(), results, stdout + &stderr)
+}
+
+#[test]
+fn open_loop_rate_and_interval_reports() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let (code, results, output) = run(
+        &sandbox,
+        &[
+            "--workload",
+            "oltp_point_select",
+            "--rate",
+            "400",
+            "--report-interval",
+            "250ms",
+        ],
+    );
+    assert_eq!(code, Some(0), "{output}");
+    for round in results["rounds"].as_array().unwrap() {
+        let tps = round["tps"].as_f64().unwrap();
+        assert!(
+            (300.0..500.0).contains(&tps),
+            "a 400/s Poisson rate gave {tps} tps"
+        );
+        assert_eq!(round["open_loop"]["rate"], 400.0);
+        assert!(round["open_loop"]["max_queue_depth"].as_u64().is_some());
+    }
+    let line = output
+        .lines()
+        .find(|l| l.contains("thds: 2 tps:"))
+        .unwrap_or_else(|| panic!("{output}"));
+    assert!(line.starts_with("[baseline round 1/2 threads 2"), "{line}");
+    assert!(
+        line.contains("(r/w/o: ") && line.contains("lat (ms,95%): ") && line.contains("reconn/s: "),
+        "{line}"
+    );
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn errors_are_counted_by_code_ignored_on_request_or_fatal() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let workload = sandbox.write(
+        "dup.toml",
+        "[params]\nid = { type = \"id\" }\n[[transaction]]\nname = \"dup\"\nstatements = [\"INSERT INTO sbtest1 (id, k, c, pad) VALUES ({id}, 1, '', '')\"]\n",
+    );
+    let workload = workload.to_str().unwrap();
+    let (code, results, output) = run(
+        &sandbox,
+        &["--workload-file", workload, "--ignore-errors", "1062"],
+    );
+    assert_eq!(code, Some(0), "{output}");
+    let round = &results["rounds"][0];
+    assert!(round["errors"]["1062"].as_u64().unwrap() > 10, "{round}");
+    let comparisons: Vec<&str> = results["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["metric"].as_str().unwrap())
+        .collect();
+    assert!(comparisons.contains(&"error_rate"), "{comparisons:?}");
+    sandbox.assert_nothing_left();
+
+    let (code, results, output) = run(&sandbox, &["--workload-file", workload]);
+    assert_eq!(code, Some(1), "{output}");
+    assert!(
+        output.contains("baseline side, 2 threads, round 1: a worker stopped: [1062]"),
+        "{output}"
+    );
+    assert_eq!(results["status"], "failed");
+    assert_eq!(results["rounds"][0]["status"], "failed");
+    sandbox.assert_nothing_left();
+}
