@@ -53,6 +53,38 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// How many rounds per side are needed to detect an effect, before running anything.
     PlanRounds(PlanRoundsArgs),
+    /// Render a report (table, Markdown, HTML, CSV, JSON) from a saved results file.
+    Report(ReportArgs),
+}
+
+/// `abtest report RESULTS.json`.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// An abtest results JSON.
+    pub file: PathBuf,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
+
+    /// Write to this file instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Formats of `abtest report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// A terminal table.
+    Table,
+    /// The ticket attachment.
+    Markdown,
+    /// A self-contained page with charts.
+    Html,
+    /// One row per round.
+    Csv,
+    /// The analysis as JSON.
+    Json,
 }
 
 /// Flags of an experiment run.
@@ -85,6 +117,18 @@ pub struct RunArgs {
     /// Write the results as JSON, rewritten after every round.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub json: Option<PathBuf>,
+
+    /// Write a Markdown report for a change ticket.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write a self-contained HTML report with SVG charts.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub html: Option<PathBuf>,
+
+    /// Write one CSV row per round, rewritten after every round.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub csv: Option<PathBuf>,
 
     /// Print the resolved plan and the estimated time, then exit without connecting.
     #[arg(long, help_heading = "Output")]

@@ -49,6 +49,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         None => commands::run::execute(&cli.run, reproduce_command(&args)),
         Some(Command::Analyze(analyze)) => commands::analyze::execute(analyze),
         Some(Command::PlanRounds(plan)) => commands::plan_rounds::execute(plan),
+        Some(Command::Report(report)) => commands::report::execute(report),
     };
     match outcome {
         Ok(code) => code,

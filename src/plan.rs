@@ -47,13 +47,35 @@ pub struct Plan {
     pub analysis: AnalysisOptions,
     /// Seed for data, order and workload randomness.
     pub seed: u64,
-    /// Results file, rewritten after every round.
-    pub json: Option<PathBuf>,
+    /// Files to write.
+    pub outputs: Outputs,
     /// The command line that reproduces this run (never holds a secret).
     pub command_line: String,
     /// Problems worth a warning that do not stop the run.
     #[serde(skip)]
     pub warnings: Vec<String>,
+}
+
+/// The files a run writes.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Outputs {
+    /// Results JSON, rewritten after every round.
+    pub json: Option<PathBuf>,
+    /// Markdown report, written at the end.
+    pub markdown: Option<PathBuf>,
+    /// HTML report, written at the end.
+    pub html: Option<PathBuf>,
+    /// Rounds CSV, rewritten after every round.
+    pub csv: Option<PathBuf>,
+}
+
+impl Outputs {
+    /// Every output path that was given.
+    pub fn paths(&self) -> impl Iterator<Item = &PathBuf> {
+        [&self.json, &self.markdown, &self.html, &self.csv]
+            .into_iter()
+            .flatten()
+    }
 }
 
 /// How the client drives the servers, the same for both sides.
@@ -172,7 +194,12 @@ impl Plan {
             client: resolve_client_options(cli)?,
             analysis,
             seed: cli.schedule.seed.unwrap_or_else(crate::secret::random_u64),
-            json: cli.json.clone(),
+            outputs: Outputs {
+                json: cli.json.clone(),
+                markdown: cli.markdown.clone(),
+                html: cli.html.clone(),
+                csv: cli.csv.clone(),
+            },
             command_line,
             warnings,
         })

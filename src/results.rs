@@ -13,6 +13,7 @@ use crate::analysis::{self, AnalysisOptions};
 use crate::host::HostFacts;
 use crate::profile::Side;
 use crate::server::facts::{ServerFacts, VariableDiff};
+use crate::server::probe::ServerRound;
 use crate::stats::compare::{Comparison, Sample};
 use crate::stats::verdict::Verdict;
 use crate::workload::oltp::QueryCounts;
@@ -105,6 +106,9 @@ pub struct RoundRecord {
     pub latency_ms: LatencyMs,
     /// Events whose latency exceeded the histogram's range (recorded at its maximum).
     pub latency_saturated: u64,
+    /// What the server did during the measured period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerRound>,
     /// Open-loop figures, when `--rate` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<OpenLoop>,
@@ -125,6 +129,8 @@ impl RoundRecord {
             "latency_p99_ms" => Some(self.latency_ms.p99),
             "latency_max_ms" => Some(self.latency_ms.max),
             "error_rate" => Some(self.error_rate()),
+            "server_cpu_us_per_tx" => self.server.as_ref().and_then(|s| s.cpu_us_per_tx),
+            "threads_running" => self.server.as_ref().and_then(|s| s.threads_running),
             _ => self.histogram_percentile(name),
         }
     }
@@ -218,7 +224,14 @@ impl ResultsFile {
                 .filter(|r| r.status == RoundStatus::Completed)
         };
         let with_errors = completed().any(|r| !r.errors.is_empty());
-        let metrics = options.run_metrics(with_errors);
+        let mut metrics = options.run_metrics(with_errors);
+        let server = |r: &RoundRecord| r.server.clone().unwrap_or_default();
+        if completed().any(|r| server(r).cpu_us_per_tx.is_some()) {
+            metrics.push("server_cpu_us_per_tx".into());
+        }
+        if completed().any(|r| server(r).threads_running.is_some()) {
+            metrics.push("threads_running".into());
+        }
         let samples = samples(&self.rounds, &metrics);
         let analysis = analysis::analyze(&samples, options);
         let mut warnings = round_warnings(&self.rounds);

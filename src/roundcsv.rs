@@ -10,6 +10,21 @@ use crate::stats::compare::Sample;
 
 const KEYS: [&str; 3] = ["side", "threads", "round"];
 
+/// Columns of abtest's own rounds CSV that are labels or raw counts, not metrics.
+const NOT_METRICS: [&str; 11] = [
+    "position",
+    "status",
+    "started_at",
+    "reason",
+    "duration_s",
+    "transactions",
+    "reads",
+    "writes",
+    "other",
+    "errors",
+    "reconnects",
+];
+
 /// Reads per-round samples. Errors name the file, the line and the fix.
 pub fn read(path: &Path) -> anyhow::Result<Vec<Sample>> {
     let file = std::fs::File::open(path)
@@ -46,6 +61,13 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
         let record =
             record.map_err(|e| error(e.position().map_or(0, |p| p.line()), format!("{e}")))?;
         let line = record.position().map_or(0, |p| p.line());
+        if let Some(status) = header.iter().position(|h| h == "status")
+            && record
+                .get(status)
+                .is_some_and(|s| !s.is_empty() && s != "completed")
+        {
+            continue;
+        }
         let side = match &record[side_col] {
             "baseline" | "a" | "A" => Side::Baseline,
             "variant" | "b" | "B" => Side::Variant,
@@ -67,7 +89,10 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
         let threads = integer(threads_col, "threads")?;
         let round = integer(round_col, "round")?;
         for (col, metric) in header.iter().enumerate() {
-            if KEYS.contains(&metric.as_str()) || record.get(col).is_none_or(str::is_empty) {
+            if KEYS.contains(&metric.as_str())
+                || NOT_METRICS.contains(&metric.as_str())
+                || record.get(col).is_none_or(str::is_empty)
+            {
                 continue;
             }
             let value: f64 = record[col]

@@ -2,4 +2,5 @@
 
 pub mod analyze;
 pub mod plan_rounds;
+pub mod report;
 pub mod run;

@@ -17,7 +17,7 @@ pub fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i32> {
         print!("{}", plan.describe());
         return Ok(exit::SUCCESS);
     }
-    if let Some(path) = &plan.json {
+    for path in plan.outputs.paths() {
         results::check_writable(path)?;
     }
     runner::interrupt::install();

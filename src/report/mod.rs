@@ -2,9 +2,14 @@
 //! same [`ReportView`], so `abtest analyze` can render any of them from a saved run or
 //! from a CSV of per-round values.
 
+pub mod charts;
+pub mod csv;
+pub mod files;
 pub mod format;
+pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod sections;
 pub mod table;
 
 use crate::profile::Side;
@@ -59,14 +64,10 @@ impl<'a> ReportView<'a> {
             .filter(|c| c.metric == "tps")
             .map(|c| {
                 format!(
-                    "TPS {} at {} threads{}",
+                    "TPS {} at {} threads (Holm p = {})",
                     format::change(c.change_pct, c.ci_pct),
                     c.threads,
-                    if c.significant {
-                        ""
-                    } else {
-                        " (not significant)"
-                    }
+                    format::p_value(c.p_holm)
                 )
             })
             .collect();

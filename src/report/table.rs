@@ -1,13 +1,26 @@
 //! The terminal summary on stdout: one row per thread level and metric, the verdict,
 //! and power notes when the data could not decide.
 
-use comfy_table::{Cell, ContentArrangement, Table, presets};
+use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets};
 
 use super::{ReportView, format, judgement};
+use crate::stats::compare::Comparison;
+use crate::stats::verdict::Verdict;
 
-/// Renders the comparison table.
+/// Renders the comparison table, in colour when stdout is a terminal.
 pub fn render(view: &ReportView<'_>) -> String {
+    use std::io::IsTerminal;
+    render_styled(view, std::io::stdout().is_terminal())
+}
+
+/// Renders the comparison table; `color` highlights verdicts and significant changes.
+pub fn render_styled(view: &ReportView<'_>, color: bool) -> String {
     let mut table = Table::new();
+    if color {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
     let confidence = format!("change [{} % CI]", format::confidence(view.alpha));
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
@@ -28,10 +41,10 @@ pub fn render(view: &ReportView<'_>) -> String {
             Cell::new(&c.metric),
             Cell::new(format::value(&c.metric, c.baseline.mean)),
             Cell::new(format::value(&c.metric, c.variant.mean)),
-            Cell::new(format::change(c.change_pct, c.ci_pct)),
+            styled(Cell::new(format::change(c.change_pct, c.ci_pct)), c, color),
             Cell::new(format::p_value(c.p)),
             Cell::new(format::p_value(c.p_holm)),
-            Cell::new(judgement(c)),
+            styled(Cell::new(judgement(c)), c, color),
         ]);
     }
     let mut out = format!(
@@ -47,4 +60,22 @@ pub fn render(view: &ReportView<'_>) -> String {
         }
     }
     out
+}
+
+/// Colours a cell by the comparison's verdict; bold when significant.
+fn styled(cell: Cell, c: &Comparison, color: bool) -> Cell {
+    if !color {
+        return cell;
+    }
+    let cell = match c.verdict {
+        Some(Verdict::Go) => cell.fg(Color::Green),
+        Some(Verdict::NoGo) => cell.fg(Color::Red),
+        Some(Verdict::Inconclusive) => cell.fg(Color::Yellow),
+        None => cell,
+    };
+    if c.significant {
+        cell.add_attribute(Attribute::Bold)
+    } else {
+        cell
+    }
 }

@@ -5,14 +5,17 @@ use std::sync::atomic::Ordering;
 
 use anyhow::{Context, bail};
 
+use super::progress::Progress;
 use super::round::{RoundSpec, run_round};
 use super::{hooks, interrupt};
 use crate::exit::Interrupted;
 use crate::host::HostFacts;
 use crate::plan::Plan;
 use crate::profile::Side;
+use crate::report;
 use crate::results::{self, ResultsFile, RoundStatus, RunStatus, SideInfo};
 use crate::server::facts::{self, ServerFacts};
+use crate::server::probe::ServerProbe;
 use crate::target::Target;
 use crate::workload::schema;
 
@@ -175,7 +178,8 @@ fn run_rounds(plan: &Plan, targets: &[Target; 2], results: &mut ResultsFile) -> 
     let slots = plan.schedule.slots(plan.seed);
     let total = slots.len();
     let unique = std::sync::Arc::new(crate::workload::random::UniqueSequence::new(plan.seed));
-    for slot in slots {
+    let progress = Progress::new(plan.schedule.estimated_time());
+    let outcome = slots.into_iter().try_for_each(|slot| {
         if interrupt::requested() {
             return Err(Interrupted.into());
         }
@@ -203,42 +207,52 @@ fn run_rounds(plan: &Plan, targets: &[Target; 2], results: &mut ResultsFile) -> 
                 plan.schedule.rounds,
                 slot.threads
             ),
+            progress: &progress,
         };
-        let record = run_round(&spec, interrupt::flag());
-        eprintln!(
-            "abtest: [{}/{total}] {:<8} threads {:<4} round {}/{}: {:>10.1} tps, mean {:.3} ms, p95 {:.3} ms{}",
-            slot.position + 1,
-            slot.side.as_str(),
-            slot.threads,
-            slot.index + 1,
-            plan.schedule.rounds,
-            record.tps,
-            record.latency_ms.mean,
-            record.latency_ms.p95,
-            record
-                .reason
-                .as_deref()
-                .map(|r| format!(" ({r})"))
-                .unwrap_or_default()
-        );
-        let status = record.status;
-        let reason = record.reason.clone().unwrap_or_default();
+        let mut probe =
+            ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));
+        let record = run_round(&spec, interrupt::flag(), &mut probe);
+        progress.line(&round_line(&record, total, plan.schedule.rounds));
+        let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());
         results.rounds.push(record);
         save(plan, results)?;
         match status {
             RoundStatus::Completed => {}
             RoundStatus::Interrupted => return Err(Interrupted.into()),
-            RoundStatus::Failed => bail!(
-                "{} side, {} threads, round {}: {reason}",
-                slot.side,
-                slot.threads,
-                slot.index + 1
-            ),
+            RoundStatus::Failed => {
+                bail!(
+                    "{} side, {} threads, round {}: {reason}",
+                    slot.side,
+                    slot.threads,
+                    slot.index + 1
+                )
+            }
         }
         hooks::run(&target.admin, slot.side, "after_round", &hooks.after_round)?;
         pause(plan);
-    }
-    Ok(())
+        Ok(())
+    });
+    progress.finish();
+    outcome
+}
+
+/// The line printed after each round.
+fn round_line(record: &crate::results::RoundRecord, total: usize, rounds: u32) -> String {
+    format!(
+        "abtest: [{}/{total}] {:<8} threads {:<4} round {}/{rounds}: {:>10.1} tps, mean {:.3} ms, p95 {:.3} ms{}",
+        record.position + 1,
+        record.side.as_str(),
+        record.threads,
+        record.index + 1,
+        record.tps,
+        record.latency_ms.mean,
+        record.latency_ms.p95,
+        record
+            .reason
+            .as_deref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default()
+    )
 }
 
 fn pause(plan: &Plan) {
@@ -258,14 +272,11 @@ fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) 
         results.error = Some(format!("{e:#}"));
     }
     results.analyze(&plan.analysis);
-    if let Err(e) = save(plan, results) {
+    if let Err(e) = report::files::write_final(&plan.outputs, results) {
         eprintln!("abtest: error: could not save the results: {e:#}");
     }
 }
 
 fn save(plan: &Plan, results: &ResultsFile) -> anyhow::Result<()> {
-    match &plan.json {
-        Some(path) => results::save(path, results),
-        None => Ok(()),
-    }
+    report::files::write_progress(&plan.outputs, results)
 }

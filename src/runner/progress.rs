@@ -115,3 +115,73 @@ fn interval_p95(control: &RoundControl) -> f64 {
         merged.value_at_quantile(0.95) as f64 / 1000.0
     }
 }
+
+/// The live progress bar on stderr: round k of N, side, threads, live TPS and the ETA of
+/// the whole experiment. Hidden when stderr is not a terminal; per-round lines and
+/// `--report-interval` lines take over there.
+#[derive(Debug)]
+pub struct Progress {
+    bar: indicatif::ProgressBar,
+    started: Instant,
+    last: std::sync::Mutex<(Instant, u64)>,
+}
+
+impl Progress {
+    /// A bar for an experiment expected to take `total`.
+    pub fn new(total: Duration) -> Progress {
+        use std::io::IsTerminal;
+        let bar = if std::io::stderr().is_terminal() {
+            let bar = indicatif::ProgressBar::new(total.as_millis().max(1) as u64);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{bar:30} {msg} [{elapsed_precise}, ETA {eta}]",
+            ) {
+                bar.set_style(style);
+            }
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        Progress {
+            bar,
+            started: Instant::now(),
+            last: std::sync::Mutex::new((Instant::now(), 0)),
+        }
+    }
+
+    /// Prints a line above the bar (or on stderr when it is hidden).
+    pub fn line(&self, text: &str) {
+        if self.bar.is_hidden() {
+            eprintln!("{text}");
+        } else {
+            self.bar.println(text);
+        }
+    }
+
+    /// Updates the bar with the live TPS of the running round.
+    pub fn tick(&self, label: &str, control: &RoundControl) {
+        if self.bar.is_hidden() {
+            return;
+        }
+        let now = Instant::now();
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if now.duration_since(last.0) < Duration::from_millis(500) {
+            return;
+        }
+        let events = totals(control)[0];
+        let tps = events.saturating_sub(last.1) as f64 / now.duration_since(last.0).as_secs_f64();
+        *last = (now, events);
+        self.bar
+            .set_position(self.started.elapsed().as_millis() as u64);
+        self.bar.set_message(format!("{label}: {tps:.0} tps"));
+    }
+
+    /// Resets the live rate at the start of a round.
+    pub fn start_round(&self) {
+        *self.last.lock().unwrap_or_else(|e| e.into_inner()) = (Instant::now(), 0);
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -16,15 +16,19 @@ use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 
 use super::arrivals::Arrivals;
 use super::control::{MEASURE, RoundControl, STOP, WARMUP};
-use super::progress::IntervalReporter;
+use super::progress::{IntervalReporter, Progress};
 use super::worker::{self, WorkerSetup, WorkerStats};
 use crate::db::ConnectSpec;
 use crate::plan::ClientOptions;
 use crate::results::{LatencyMs, OpenLoop, RoundRecord, RoundStatus};
 use crate::runner::schedule::Slot;
+use crate::server::probe::ServerProbe;
 use crate::workload::WorkloadSpec;
 use crate::workload::oltp::{QueryCounts, SessionContext};
 use crate::workload::random::UniqueSequence;
+
+/// How often `Threads_running` is sampled during the measured period.
+const PROBE_INTERVAL: Duration = Duration::from_millis(250);
 
 /// Stack size of a worker thread: small, so a thousand connections stay cheap.
 const WORKER_STACK: usize = 512 * 1024;
@@ -50,10 +54,16 @@ pub struct RoundSpec<'a> {
     pub seed: u64,
     /// Label of progress lines, such as `baseline round 3/10`.
     pub label: String,
+    /// The live progress bar.
+    pub progress: &'a Progress,
 }
 
 /// Runs one round. `interrupt` stops it early (the round is then marked interrupted).
-pub fn run_round(spec: &RoundSpec<'_>, interrupt: &AtomicBool) -> RoundRecord {
+pub fn run_round(
+    spec: &RoundSpec<'_>,
+    interrupt: &AtomicBool,
+    probe: &mut ServerProbe,
+) -> RoundRecord {
     let threads = spec.slot.threads as usize;
     let control = RoundControl::new(threads, spec.client.report_interval.is_some());
     let arrivals = spec
@@ -97,10 +107,15 @@ pub fn run_round(spec: &RoundSpec<'_>, interrupt: &AtomicBool) -> RoundRecord {
             handles.len(),
             interrupt,
             timing.spawn_error.take(),
+            probe,
         );
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
-    build_record(spec, &stats, &timing, interrupt)
+    let mut record = build_record(spec, &stats, &timing, interrupt);
+    if record.status == RoundStatus::Completed {
+        record.server = probe.finish(record.transactions);
+    }
+    record
 }
 
 #[derive(Debug, Default)]
@@ -118,6 +133,7 @@ fn coordinate(
     workers: usize,
     interrupt: &AtomicBool,
     spawn_error: Option<String>,
+    probe: &mut ServerProbe,
 ) -> Timing {
     let mut timing = Timing {
         spawn_error,
@@ -135,17 +151,35 @@ fn coordinate(
         .client
         .report_interval
         .map(|interval| IntervalReporter::new(spec.label.clone(), workers, interval));
+    spec.progress.start_round();
     control.set_phase(WARMUP);
+    let mut live = |_: Instant| spec.progress.tick(&spec.label, control);
     if !wait_until(
         Instant::now() + spec.warmup,
         interrupt,
         control,
         &mut reporter,
+        &mut live,
     ) {
+        probe.start();
         timing.started_at = Some(SystemTime::now());
         let start = Instant::now();
         control.set_phase(MEASURE);
-        wait_until(start + spec.duration, interrupt, control, &mut reporter);
+        let mut next_sample = start;
+        let mut sample = |now: Instant| {
+            spec.progress.tick(&spec.label, control);
+            if now >= next_sample {
+                probe.sample();
+                next_sample = now + PROBE_INTERVAL;
+            }
+        };
+        wait_until(
+            start + spec.duration,
+            interrupt,
+            control,
+            &mut reporter,
+            &mut sample,
+        );
         control.set_phase(STOP);
         timing.measured = start.elapsed();
     }
@@ -161,6 +195,7 @@ fn wait_until(
     interrupt: &AtomicBool,
     control: &RoundControl,
     reporter: &mut Option<IntervalReporter>,
+    on_tick: &mut dyn FnMut(Instant),
 ) -> bool {
     loop {
         if interrupt.load(Ordering::SeqCst) || control.fatal.load(Ordering::SeqCst) {
@@ -170,6 +205,7 @@ fn wait_until(
         if now >= deadline {
             return false;
         }
+        on_tick(now);
         let mut wake = deadline.min(now + Duration::from_millis(20));
         if let Some(reporter) = reporter.as_mut() {
             reporter.tick(control);
@@ -243,6 +279,7 @@ fn build_record(
             max_queue_depth: (max_lag.as_secs_f64() * rate).round() as u64,
         }),
         histogram: encode_histogram(&histogram),
+        server: None,
     }
 }
 

@@ -2,5 +2,6 @@
 //! the facts read from any server so a report can prove what actually differed.
 
 pub mod facts;
+pub mod probe;
 pub mod sandbox;
 pub mod tls;

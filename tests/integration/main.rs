@@ -8,4 +8,6 @@ mod client_behaviour;
 mod custom_workload;
 mod managed_run;
 mod parity;
+mod reports;
+mod secrets;
 mod support;

@@ -17,6 +17,7 @@ fn run_json(sandbox: &Sandbox, args: &[&str]) -> (Value, String) {
         "stdout: {stdout}\nstderr: {stderr}"
     );
     let results: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    crate::support::assert_valid_results(&results);
     (results, stdout)
 }
 

@@ -6,8 +6,7 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use abtest::profile::Side;
-use abtest::server::sandbox::{ManagedServer, ServerLaunch};
+use abtest::server::sandbox::ManagedServer;
 use mysql::prelude::Queryable;
 
 use crate::support::{Sandbox, server_lock, text};
@@ -45,17 +44,7 @@ struct Bench {
 impl Bench {
     fn start() -> Bench {
         let sandbox = Sandbox::new();
-        let options = BTreeMap::new();
-        let binary = abtest::plan::find_server_binary().expect("mariadbd installed");
-        let launch = ServerLaunch {
-            side: Side::Baseline,
-            binary: &binary,
-            options: &options,
-            max_threads: 8,
-        };
-        let mut server = ManagedServer::install(&launch).unwrap();
-        server.spawn(&launch).unwrap();
-        server.wait_ready().unwrap();
+        let server = crate::support::start_server(&BTreeMap::new(), 8);
         let profile = sandbox.write(
             "external.toml",
             &format!(

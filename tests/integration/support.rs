@@ -110,3 +110,46 @@ pub const QUICK: &[&str] = &[
     "--warmup",
     "500ms",
 ];
+
+/// The checked-in JSON Schema of the results file.
+pub fn results_schema() -> jsonschema::Validator {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("schema/results.schema.json")).unwrap(),
+    )
+    .unwrap();
+    jsonschema::validator_for(&schema).expect("the schema compiles")
+}
+
+/// Fails with every schema violation of a results file.
+pub fn assert_valid_results(results: &serde_json::Value) {
+    let schema = results_schema();
+    let errors: Vec<String> = schema
+        .iter_errors(results)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "results file violates schema/results.schema.json:\n{}",
+        errors.join("\n")
+    );
+}
+
+/// Starts a managed server directly through the library, for tests that need a server of
+/// their own next to abtest (it stops when dropped).
+pub fn start_server(
+    options: &std::collections::BTreeMap<String, String>,
+    max_threads: u32,
+) -> abtest::server::sandbox::ManagedServer {
+    use abtest::server::sandbox::{ManagedServer, ServerLaunch};
+    let binary = abtest::plan::find_server_binary().expect("mariadbd installed");
+    let launch = ServerLaunch {
+        side: abtest::profile::Side::Baseline,
+        binary: &binary,
+        options,
+        max_threads,
+    };
+    let mut server = ManagedServer::install(&launch).unwrap();
+    server.spawn(&launch).unwrap();
+    server.wait_ready().unwrap();
+    server
+}

@@ -1,0 +1,31 @@
+//! Writing the report files of a run. The results JSON and the rounds CSV are rewritten
+//! after every round, so a crash loses nothing; Markdown and HTML are written at the end,
+//! also when the run was interrupted or failed. Every file is replaced atomically.
+
+use super::{ReportView, csv, html, markdown};
+use crate::plan::Outputs;
+use crate::results::{self, ResultsFile, write_atomic};
+
+/// After a round: the JSON and the CSV.
+pub fn write_progress(outputs: &Outputs, results: &ResultsFile) -> anyhow::Result<()> {
+    if let Some(path) = &outputs.json {
+        results::save(path, results)?;
+    }
+    if let Some(path) = &outputs.csv {
+        write_atomic(path, csv::render(results)?.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// At the end: every file.
+pub fn write_final(outputs: &Outputs, results: &ResultsFile) -> anyhow::Result<()> {
+    write_progress(outputs, results)?;
+    let view = ReportView::of_results(results);
+    if let Some(path) = &outputs.markdown {
+        write_atomic(path, markdown::render(&view).as_bytes())?;
+    }
+    if let Some(path) = &outputs.html {
+        write_atomic(path, html::render(&view)?.as_bytes())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,151 @@
+//! The content every ticket report shares — results rows, the method paragraph, the
+//! variables that differ, the environment, the reproduce command — as plain text, so
+//! Markdown and HTML render the same facts and differ only in markup.
+
+use serde_json::Value;
+
+use super::{ReportView, format, judgement};
+use crate::results::ResultsFile;
+
+/// One row of the results table, formatted.
+pub struct ResultRow {
+    /// Cells: threads, metric, baseline, variant, change [CI], p, Holm p, verdict.
+    pub cells: [String; 8],
+    /// The verdict or significance, for styling.
+    pub judgement: String,
+}
+
+/// The header of the results table.
+pub fn header(alpha: f64) -> [String; 8] {
+    [
+        "threads".into(),
+        "metric".into(),
+        "baseline".into(),
+        "variant".into(),
+        format!("change [{} % CI]", format::confidence(alpha)),
+        "p".into(),
+        "Holm p".into(),
+        "verdict".into(),
+    ]
+}
+
+/// The rows of the results table.
+pub fn rows(view: &ReportView<'_>) -> Vec<ResultRow> {
+    view.comparisons
+        .iter()
+        .map(|c| ResultRow {
+            cells: [
+                c.threads.to_string(),
+                c.metric.clone(),
+                format::value(&c.metric, c.baseline.mean),
+                format::value(&c.metric, c.variant.mean),
+                format::change(c.change_pct, c.ci_pct),
+                format::p_value(c.p),
+                format::p_value(c.p_holm),
+                judgement(c),
+            ],
+            judgement: judgement(c),
+        })
+        .collect()
+}
+
+/// The method in one paragraph.
+pub fn method(results: &ResultsFile, alpha: f64) -> String {
+    let plan = &results.plan;
+    let schedule = &plan["schedule"];
+    let workload = &plan["workload"];
+    let secs = |v: &Value| {
+        v.as_f64().map_or("?".to_string(), |s| {
+            humantime::format_duration(std::time::Duration::from_secs_f64(s)).to_string()
+        })
+    };
+    let levels = schedule["levels"]
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .map(Value::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    format!(
+        "{} rounds per side at each thread level ({levels} threads), in {} order (seed {}); each round \
+         is a {} warm-up that is not counted and a {} measured period. Workload: {} on {} table(s) of {} rows. \
+         Each round gives one value per metric; the sides are compared with Welch's t-test, the change \
+         with Fieller's {} % interval for the ratio of means, p-values Holm-adjusted across all \
+         comparisons (α = {alpha}). Verdicts, where tolerances were given, are non-inferiority tests \
+         on the {} % interval.",
+        schedule["rounds"],
+        schedule["order"].as_str().unwrap_or("?").to_uppercase(),
+        plan["seed"],
+        secs(&schedule["warmup"]),
+        secs(&schedule["round_time"]),
+        workload["name"].as_str().unwrap_or("?"),
+        workload["tables"],
+        workload["table_size"],
+        format::confidence(alpha),
+        format::confidence(2.0 * alpha),
+    )
+}
+
+/// The variables that differ: (name, baseline, variant).
+pub fn differences(results: &ResultsFile) -> Vec<[String; 3]> {
+    let cell = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".into());
+    results
+        .differences
+        .iter()
+        .map(|d| [d.name.clone(), cell(&d.baseline), cell(&d.variant)])
+        .collect()
+}
+
+/// Said when no variable differs.
+pub const NO_DIFFERENCE: &str =
+    "Nothing: same variables and same client TLS. This is an A/A comparison.";
+
+/// Environment lines: the host, each side's server, abtest.
+pub fn environment(results: &ResultsFile) -> Vec<String> {
+    let mut lines = vec![format!("host: {}", results.host.describe())];
+    for (side, info) in &results.sides {
+        if let Some(facts) = &info.facts {
+            let thread_handling = facts
+                .variables
+                .get("thread_handling")
+                .map_or("?", String::as_str);
+            let pool = facts
+                .variables
+                .get("innodb_buffer_pool_size")
+                .map_or("?", String::as_str);
+            let flush = facts
+                .variables
+                .get("innodb_flush_log_at_trx_commit")
+                .map_or("?", String::as_str);
+            let sync = facts
+                .variables
+                .get("sync_binlog")
+                .map_or("?", String::as_str);
+            lines.push(format!(
+                "{side} ({}): {} ({}), client TLS {}, {thread_handling}, buffer pool {pool}, \
+                 innodb_flush_log_at_trx_commit {flush}, sync_binlog {sync}",
+                info.name,
+                facts.version,
+                facts.version_comment,
+                if facts.tls_version == "none" {
+                    "none".to_string()
+                } else {
+                    format!("{} {}", facts.tls_version, facts.tls_cipher)
+                }
+            ));
+        }
+    }
+    lines.push(format!("abtest {}", results.abtest_version));
+    lines
+}
+
+/// The command that reproduces the run.
+pub fn reproduce(results: &ResultsFile) -> Option<String> {
+    results
+        .plan
+        .get("command_line")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
