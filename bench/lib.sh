@@ -60,10 +60,10 @@ sysbench_conn() {
     --mysql-user=bench --mysql-password=bench --mysql-db=sbtest
 }
 
-# timed OUT CMD...: runs CMD, writing its stdout to OUT and "user sys wall" seconds to OUT.time.
+# timed OUT CMD...: runs CMD, writing its stdout to OUT and "user sys wall maxrss_kb" to OUT.time.
 timed() {
   local out=$1; shift
-  /usr/bin/time -f '%U %S %e' -o "$out.time" "$@" >"$out" 2>"$out.err"
+  /usr/bin/time -f '%U %S %e %M' -o "$out.time" "$@" >"$out" 2>"$out.err"
 }
 
 cpu_seconds() { awk '{print $1 + $2}' "$1.time"; }

@@ -147,6 +147,11 @@ pub struct ClientArgs {
     #[arg(long, value_name = "CODES", default_value = "1213,1205,1020", value_parser = IgnoreErrors::parse, help_heading = "Client")]
     pub ignore_errors: IgnoreErrors,
 
+    /// Read/write timeout of every statement; a stalled server then gives counted errors
+    /// instead of a hang. 0s turns it off.
+    #[arg(long, value_name = "DUR", default_value = "60s", value_parser = parse_duration, help_heading = "Client")]
+    pub query_timeout: Duration,
+
     /// Print a progress line on stderr every interval, as sysbench's --report-interval.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Client")]
     pub report_interval: Option<Duration>,
@@ -404,6 +409,10 @@ pub struct ScheduleArgs {
     #[arg(long, value_enum, default_value_t = RoundOrder::Abba, help_heading = "Schedule")]
     pub order: RoundOrder,
 
+    /// Order of the thread levels of a sweep.
+    #[arg(long, value_enum, default_value_t = LevelOrder::Asc, help_heading = "Schedule")]
+    pub level_order: LevelOrder,
+
     /// Seed for data, random order and workload randomness (default: random, recorded).
     #[arg(long, help_heading = "Schedule")]
     pub seed: Option<u64>,
@@ -493,6 +502,18 @@ pub enum RoundOrder {
     /// A B A B ...
     Abab,
     /// Each pair in a seeded random order (randomised interleaving).
+    Random,
+}
+
+/// The order in which the thread levels of a sweep run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LevelOrder {
+    /// Lowest first.
+    Asc,
+    /// Highest first.
+    Desc,
+    /// Seeded random order.
     Random,
 }
 

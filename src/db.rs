@@ -123,7 +123,9 @@ pub fn error_code(error: &mysql::Error) -> u16 {
     match error {
         mysql::Error::MySqlError(e) => e.code,
         mysql::Error::IoError(_) | mysql::Error::CodecError(_) => 2013,
-        mysql::Error::DriverError(mysql::DriverError::ConnectTimeout) => 2003,
+        mysql::Error::DriverError(
+            mysql::DriverError::ConnectTimeout | mysql::DriverError::CouldNotConnect(_),
+        ) => 2003,
         _ => 2000,
     }
 }

@@ -85,6 +85,9 @@ pub struct ClientOptions {
     pub rate: Option<f64>,
     /// Errors counted and retried.
     pub ignore_errors: IgnoreErrors,
+    /// Statement read/write timeout, if any.
+    #[serde(with = "crate::serde_secs::option")]
+    pub query_timeout: Option<Duration>,
     /// Progress line interval.
     #[serde(with = "crate::serde_secs::option")]
     pub report_interval: Option<Duration>,
@@ -173,7 +176,8 @@ pub struct ClientSpec {
 impl Plan {
     /// Resolves the command line and both profiles into a plan, or a usage error.
     pub fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
-        let schedule = resolve_schedule(cli)?;
+        let seed = cli.schedule.seed.unwrap_or_else(crate::secret::random_u64);
+        let schedule = resolve_schedule(cli, seed)?;
         let workload = WorkloadSpec::resolve(&cli.workload)?;
         let analysis = AnalysisOptions::from_args(&cli.analysis)?;
         let mut warnings = Vec::new();
@@ -193,7 +197,7 @@ impl Plan {
             schedule,
             client: resolve_client_options(cli)?,
             analysis,
-            seed: cli.schedule.seed.unwrap_or_else(crate::secret::random_u64),
+            seed,
             outputs: Outputs {
                 json: cli.json.clone(),
                 markdown: cli.markdown.clone(),
@@ -300,11 +304,12 @@ fn resolve_client_options(cli: &RunArgs) -> anyhow::Result<ClientOptions> {
     Ok(ClientOptions {
         rate: args.rate,
         ignore_errors: args.ignore_errors.clone(),
+        query_timeout: Some(args.query_timeout).filter(|d| !d.is_zero()),
         report_interval: args.report_interval,
     })
 }
 
-fn resolve_schedule(cli: &RunArgs) -> anyhow::Result<Schedule> {
+fn resolve_schedule(cli: &RunArgs, seed: u64) -> anyhow::Result<Schedule> {
     let args = &cli.schedule;
     if args.rounds < 2 {
         return Err(UsageError::err(format!(
@@ -324,12 +329,13 @@ fn resolve_schedule(cli: &RunArgs) -> anyhow::Result<Schedule> {
         )));
     }
     Ok(Schedule {
-        levels: levels.clone(),
+        levels: Schedule::order_levels(levels, args.level_order, seed),
         rounds: args.rounds,
         round_time: args.round_time,
         warmup: args.warmup,
         pause: args.pause,
         order: args.order,
+        level_order: args.level_order,
     })
 }
 

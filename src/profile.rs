@@ -189,6 +189,11 @@ pub fn load(path: &Path, side: Side) -> anyhow::Result<LoadedProfile> {
             path.display()
         ))
     })?;
+    parse(source, path, side)
+}
+
+/// Parses profile text read from `path`.
+pub fn parse(source: String, path: &Path, side: Side) -> anyhow::Result<LoadedProfile> {
     let profile: Profile =
         toml::from_str(&source).map_err(|e| parse_error(path, side, &source, &e))?;
     Ok(LoadedProfile {
@@ -200,10 +205,7 @@ pub fn load(path: &Path, side: Side) -> anyhow::Result<LoadedProfile> {
 }
 
 fn parse_error(path: &Path, side: Side, source: &str, error: &toml::de::Error) -> anyhow::Error {
-    let line = error
-        .span()
-        .map(|span| source[..span.start.min(source.len())].matches('\n').count() + 1)
-        .unwrap_or(1);
+    let line = error.span().map_or(1, |span| line_at(&source, span.start));
     let message = error.message().trim().to_string();
     let hint = suggestion(&message)
         .map(|s| format!("; did you mean `{s}`?"))
@@ -212,6 +214,16 @@ fn parse_error(path: &Path, side: Side, source: &str, error: &toml::de::Error) -
         "{side} profile {}:{line}: {message}{hint}",
         path.display()
     ))
+}
+
+/// The 1-based line of a byte offset (clamped to the text).
+pub fn line_at(source: &str, offset: usize) -> usize {
+    let end = offset.min(source.len());
+    source.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// For serde's "unknown field `x`, expected one of `a`, `b`" messages, the closest valid key.

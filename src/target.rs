@@ -36,7 +36,7 @@ impl Target {
     }
 
     /// A side backed by an external server; checks that it answers.
-    pub fn external(plan: &SidePlan) -> anyhow::Result<Target> {
+    pub fn external(plan: &SidePlan, max_threads: u32) -> anyhow::Result<Target> {
         let side = plan.side;
         let TargetSpec::External {
             endpoint,
@@ -54,9 +54,10 @@ impl Target {
             Some(database),
             &plan.client,
         );
-        client
+        let mut conn = client
             .connect()
             .with_context(|| format!("{side}: cannot connect to {user}@{endpoint}/{database}"))?;
+        check_connection_limits(&mut conn, plan, max_threads)?;
         Ok(Target {
             side,
             name: plan.name.clone(),
@@ -100,7 +101,7 @@ pub fn open_both(sides: &[SidePlan; 2], max_threads: u32) -> anyhow::Result<[Tar
     for (plan, server) in sides.iter().zip(installed) {
         targets.push(match server {
             Some(server) => Target::managed(plan, server),
-            None => Target::external(plan)?,
+            None => Target::external(plan, max_threads)?,
         });
     }
     let [a, b]: [Target; 2] = targets
@@ -119,4 +120,36 @@ fn launch_of(plan: &SidePlan, max_threads: u32) -> Option<ServerLaunch<'_>> {
         }),
         TargetSpec::External { .. } => None,
     }
+}
+
+/// abtest's own connections besides the workers: facts, hooks and the status probe.
+const OWN_CONNECTIONS: u32 = 3;
+
+/// Refuses a thread level an external server cannot accept, before any round runs.
+fn check_connection_limits(
+    conn: &mut mysql::Conn,
+    plan: &SidePlan,
+    max_threads: u32,
+) -> anyhow::Result<()> {
+    use mysql::prelude::Queryable;
+    let limits: Option<(u32, u32)> = conn
+        .query_first("SELECT @@max_connections, @@max_user_connections")
+        .with_context(|| format!("{}: reading max_connections", plan.side))?;
+    let Some((max_connections, max_user)) = limits else {
+        return Ok(());
+    };
+    let needed = max_threads + OWN_CONNECTIONS;
+    let limit = if max_user > 0 {
+        max_user.min(max_connections)
+    } else {
+        max_connections
+    };
+    if needed > limit {
+        return Err(crate::exit::UsageError::err(format!(
+            "{} server allows {limit} connections (max_connections {max_connections}, max_user_connections {max_user}), \
+             but {max_threads} threads need {needed}; lower --threads or raise max_connections on that server",
+            plan.side
+        )));
+    }
+    Ok(())
 }

@@ -21,6 +21,7 @@ pub fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i32> {
         results::check_writable(path)?;
     }
     runner::interrupt::install();
+    raise_open_files_limit();
     let (results, outcome) = runner::experiment::run(&plan);
     let view = ReportView::of_results(&results);
     if !results.comparisons.is_empty() {
@@ -31,4 +32,21 @@ pub fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i32> {
     }
     outcome?;
     Ok(results.verdict.map_or(exit::SUCCESS, |v| v.exit_code()))
+}
+
+/// Every connection is a file descriptor: lift the soft limit to the hard one so a
+/// 1024-connection level does not fail with "too many open files".
+fn raise_open_files_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit with a valid pointer to a local struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
 }

@@ -30,6 +30,21 @@ pub fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
         escape(&view.headline())
     );
     results_table(view, &mut out);
+    if view.levels().len() > 1 {
+        let _ = write!(out, "<h2>Sweep summary</h2><table id=\"sweep\"><tr>");
+        for cell in sections::sweep_header(view.alpha) {
+            let _ = write!(out, "<th>{}</th>", escape(&cell));
+        }
+        let _ = writeln!(out, "</tr>");
+        for row in sections::sweep_rows(view) {
+            let cells: String = row
+                .iter()
+                .map(|c| format!("<td>{}</td>", escape(c)))
+                .collect();
+            let _ = writeln!(out, "<tr>{cells}</tr>");
+        }
+        let _ = writeln!(out, "</table>");
+    }
     for note in view.power_notes() {
         let _ = writeln!(out, "<p class=\"power\">Power: {}</p>", escape(&note));
     }

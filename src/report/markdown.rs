@@ -22,6 +22,17 @@ pub fn render(view: &ReportView<'_>) -> String {
     for row in sections::rows(view) {
         let _ = writeln!(out, "{}", table_row(&row.cells));
     }
+    if view.levels().len() > 1 {
+        let _ = writeln!(
+            out,
+            "\n**Sweep summary**\n\n{}",
+            table_row(&sections::sweep_header(view.alpha))
+        );
+        let _ = writeln!(out, "|---:|---:|---:|---|---|");
+        for row in sections::sweep_rows(view) {
+            let _ = writeln!(out, "{}", table_row(&row));
+        }
+    }
     let notes = view.power_notes();
     if !notes.is_empty() {
         let _ = writeln!(out, "\n**Power:**\n");

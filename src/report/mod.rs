@@ -56,6 +56,17 @@ impl<'a> ReportView<'a> {
         }
     }
 
+    /// The thread levels of the comparisons, in the order they appear.
+    pub fn levels(&self) -> Vec<u32> {
+        let mut levels: Vec<u32> = Vec::new();
+        for c in self.comparisons {
+            if !levels.contains(&c.threads) {
+                levels.push(c.threads);
+            }
+        }
+        levels
+    }
+
     /// The one-line summary: the verdict, or the headline change of TPS.
     pub fn headline(&self) -> String {
         let tps: Vec<String> = self

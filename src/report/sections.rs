@@ -149,3 +149,40 @@ pub fn reproduce(results: &ResultsFile) -> Option<String> {
         .and_then(Value::as_str)
         .map(str::to_string)
 }
+
+/// The header of the sweep summary.
+pub fn sweep_header(alpha: f64) -> [String; 5] {
+    let ci = format::confidence(alpha);
+    [
+        "threads".into(),
+        "baseline TPS".into(),
+        "variant TPS".into(),
+        format!("TPS change [{ci} % CI]"),
+        format!("p95 change [{ci} % CI]"),
+    ]
+}
+
+/// One row per thread level: both sides' TPS and the TPS and p95 changes.
+pub fn sweep_rows(view: &ReportView<'_>) -> Vec<[String; 5]> {
+    view.levels()
+        .into_iter()
+        .map(|threads| {
+            let find = |metric: &str| {
+                view.comparisons
+                    .iter()
+                    .find(|c| c.threads == threads && c.metric == metric)
+            };
+            let change = |c: Option<&crate::stats::compare::Comparison>| {
+                c.map_or("-".to_string(), |c| format::change(c.change_pct, c.ci_pct))
+            };
+            let tps = find("tps");
+            [
+                threads.to_string(),
+                tps.map_or("-".into(), |c| format::value("tps", c.baseline.mean)),
+                tps.map_or("-".into(), |c| format::value("tps", c.variant.mean)),
+                change(tps),
+                change(find("latency_p95_ms")),
+            ]
+        })
+        .collect()
+}

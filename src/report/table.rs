@@ -3,7 +3,7 @@
 
 use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets};
 
-use super::{ReportView, format, judgement};
+use super::{ReportView, format, judgement, sections};
 use crate::stats::compare::Comparison;
 use crate::stats::verdict::Verdict;
 
@@ -13,29 +13,50 @@ pub fn render(view: &ReportView<'_>) -> String {
     render_styled(view, std::io::stdout().is_terminal())
 }
 
-/// Renders the comparison table; `color` highlights verdicts and significant changes.
+/// Renders the comparison table — one block per thread level, then a sweep summary when
+/// there are several — with `color` highlighting verdicts and significant changes.
 pub fn render_styled(view: &ReportView<'_>, color: bool) -> String {
+    let levels = view.levels();
+    let mut out = format!("baseline: {}\nvariant:  {}\n", view.names[0], view.names[1]);
+    for threads in &levels {
+        let block: Vec<&Comparison> = view
+            .comparisons
+            .iter()
+            .filter(|c| c.threads == *threads)
+            .collect();
+        out.push_str(&format!("{}\n", level_table(view, &block, color)));
+    }
+    if levels.len() > 1 {
+        out.push_str(&format!("sweep summary\n{}\n", sweep_table(view, color)));
+    }
+    out.push_str(&format!("{}\n", view.headline()));
+    let notes = view.power_notes();
+    if !notes.is_empty() {
+        out.push_str("power:\n");
+        for note in notes {
+            out.push_str(&format!("  {note}\n"));
+        }
+    }
+    out
+}
+
+fn new_table(header: Vec<String>, color: bool) -> Table {
     let mut table = Table::new();
     if color {
         table.enforce_styling();
     } else {
         table.force_no_tty();
     }
-    let confidence = format!("change [{} % CI]", format::confidence(view.alpha));
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
-            "threads",
-            "metric",
-            "baseline",
-            "variant",
-            &confidence,
-            "p",
-            "Holm p",
-            "verdict",
-        ]);
-    for c in view.comparisons {
+        .set_header(header);
+    table
+}
+
+fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) -> Table {
+    let mut table = new_table(sections::header(view.alpha).to_vec(), color);
+    for c in comparisons {
         table.add_row(vec![
             Cell::new(c.threads),
             Cell::new(&c.metric),
@@ -47,19 +68,15 @@ pub fn render_styled(view: &ReportView<'_>, color: bool) -> String {
             styled(Cell::new(judgement(c)), c, color),
         ]);
     }
-    let mut out = format!(
-        "baseline: {}\nvariant:  {}\n{table}\n",
-        view.names[0], view.names[1]
-    );
-    out.push_str(&format!("{}\n", view.headline()));
-    let notes = view.power_notes();
-    if !notes.is_empty() {
-        out.push_str("power:\n");
-        for note in notes {
-            out.push_str(&format!("  {note}\n"));
-        }
+    table
+}
+
+fn sweep_table(view: &ReportView<'_>, color: bool) -> Table {
+    let mut table = new_table(sections::sweep_header(view.alpha).to_vec(), color);
+    for row in sections::sweep_rows(view) {
+        table.add_row(row.to_vec());
     }
-    out
+    table
 }
 
 /// Colours a cell by the comparison's verdict; bold when significant.

@@ -65,6 +65,23 @@ pub struct RoundControl {
     pub live: Vec<CachePadded<LiveCounters>>,
     arrivals: Mutex<Arrivals>,
     changed: Condvar,
+    connecting: Mutex<u32>,
+    connect_slot_free: Condvar,
+}
+
+/// Connections opened at the same time; more would overflow the server's listen backlog
+/// and turn the start of a 1024-connection round into a storm of retries.
+const PARALLEL_CONNECTS: u32 = 32;
+
+/// A held slot of the connect limit; released when dropped.
+pub struct ConnectSlot<'a>(&'a RoundControl);
+
+impl Drop for ConnectSlot<'_> {
+    fn drop(&mut self) {
+        let mut connecting = self.0.connecting.lock().unwrap_or_else(|e| e.into_inner());
+        *connecting -= 1;
+        self.0.connect_slot_free.notify_one();
+    }
 }
 
 #[derive(Debug, Default)]
@@ -84,7 +101,22 @@ impl RoundControl {
                 .collect(),
             arrivals: Mutex::new(Arrivals::default()),
             changed: Condvar::new(),
+            connecting: Mutex::new(0),
+            connect_slot_free: Condvar::new(),
         }
+    }
+
+    /// Waits for one of the parallel-connect slots.
+    pub fn connect_slot(&self) -> ConnectSlot<'_> {
+        let mut connecting = self.connecting.lock().unwrap_or_else(|e| e.into_inner());
+        while *connecting >= PARALLEL_CONNECTS {
+            connecting = self
+                .connect_slot_free
+                .wait(connecting)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        *connecting += 1;
+        ConnectSlot(self)
     }
 
     /// A worker reports that its connection is ready (or failed), then waits for the

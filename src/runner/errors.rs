@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 /// sysbench's default ignorable errors: deadlock, lock wait timeout, "record changed".
 pub const DEFAULT_IGNORED: [u16; 3] = [1213, 1205, 1020];
 
-/// Lost-connection errors that trigger a reconnect.
-pub const CONNECTION_LOST: [u16; 2] = [2006, 2013];
+/// Lost-connection errors that trigger a reconnect: server gone away, lost connection,
+/// can't connect, connection killed (MariaDB 1927), shutdown in progress.
+pub const CONNECTION_LOST: [u16; 6] = [2006, 2013, 2002, 2003, 1927, 1053];
 
 /// Which server errors are counted and retried instead of ending the round.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -84,7 +84,12 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile) -> anyhow::Result<()
 /// Starts (or connects to) both sides; if either fails, the other is stopped.
 fn open_targets(plan: &Plan) -> anyhow::Result<[Target; 2]> {
     eprintln!("abtest: starting both sides");
-    crate::target::open_both(&plan.sides, plan.max_threads())
+    let mut targets = crate::target::open_both(&plan.sides, plan.max_threads())?;
+    for target in &mut targets {
+        target.client.io_timeout = plan.client.query_timeout;
+        target.admin.io_timeout = plan.client.query_timeout;
+    }
+    Ok(targets)
 }
 
 fn join<T>(handle: std::thread::ScopedJoinHandle<'_, anyhow::Result<T>>) -> anyhow::Result<T> {

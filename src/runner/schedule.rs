@@ -9,7 +9,7 @@ use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::RoundOrder;
+use crate::cli::{LevelOrder, RoundOrder};
 use crate::profile::Side;
 
 /// The schedule of an experiment: thread levels x rounds, and the timing of a round.
@@ -30,6 +30,8 @@ pub struct Schedule {
     pub pause: Duration,
     /// How the sides alternate.
     pub order: RoundOrder,
+    /// How the thread levels were ordered (already applied to `levels`).
+    pub level_order: LevelOrder,
 }
 
 /// One round in the schedule.
@@ -46,6 +48,19 @@ pub struct Slot {
 }
 
 impl Schedule {
+    /// Puts `levels` in `order` (deduplicated); random uses `seed`.
+    pub fn order_levels(levels: &[u32], order: LevelOrder, seed: u64) -> Vec<u32> {
+        let mut sorted = levels.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        match order {
+            LevelOrder::Asc => {}
+            LevelOrder::Desc => sorted.reverse(),
+            LevelOrder::Random => sorted.shuffle(&mut SmallRng::seed_from_u64(seed ^ 0x1e7e1)),
+        }
+        sorted
+    }
+
     /// Every round in run order. The same seed always gives the same order.
     pub fn slots(&self, seed: u64) -> Vec<Slot> {
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x0bba_0bba);
@@ -103,6 +118,7 @@ mod tests {
             warmup: Duration::ZERO,
             pause: Duration::ZERO,
             order,
+            level_order: LevelOrder::Asc,
         }
     }
 
@@ -130,6 +146,27 @@ mod tests {
             assert_ne!(pair[0].side, pair[1].side);
             assert_eq!(pair[0].index, pair[1].index);
         }
+    }
+
+    #[test]
+    fn level_orders() {
+        let levels = [64, 8, 256, 8];
+        assert_eq!(
+            Schedule::order_levels(&levels, LevelOrder::Asc, 0),
+            vec![8, 64, 256]
+        );
+        assert_eq!(
+            Schedule::order_levels(&levels, LevelOrder::Desc, 0),
+            vec![256, 64, 8]
+        );
+        let random = Schedule::order_levels(&levels, LevelOrder::Random, 5);
+        assert_eq!(
+            random,
+            Schedule::order_levels(&levels, LevelOrder::Random, 5)
+        );
+        let mut sorted = random.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, vec![8, 64, 256]);
     }
 
     #[test]

@@ -20,6 +20,9 @@ use crate::workload::oltp::{OltpSession, QueryCounts, SessionContext};
 /// Highest latency the histogram holds, in µs (100 s); longer events are clamped and counted.
 pub const MAX_LATENCY_US: u64 = 100_000_000;
 
+/// Pause between reconnect attempts to a server that does not answer.
+const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
+
 /// An open-loop event that starts this much after its intended time counts as late.
 const LATE_AFTER: Duration = Duration::from_millis(1);
 
@@ -60,6 +63,14 @@ impl WorkerStats {
             max_lag: Duration::ZERO,
             failure: None,
         }
+    }
+
+    fn record_event(&mut self, latency: Duration, lag: Duration, counts: &QueryCounts) {
+        self.record_latency(latency.as_micros() as u64);
+        self.events += 1;
+        self.queries.add(counts);
+        self.max_lag = self.max_lag.max(lag);
+        self.late_events += u64::from(lag > LATE_AFTER);
     }
 
     fn record_latency(&mut self, micros: u64) {
@@ -104,10 +115,14 @@ fn open(setup: &WorkerSetup<'_>, seed: u64) -> Result<Session, mysql::Error> {
 pub fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats {
     let mut stats = WorkerStats::new();
     let live = &control.live[setup.context.thread as usize];
-    let mut session = match open(&setup, setup.seed) {
+    let opened = {
+        let _slot = control.connect_slot();
+        open(&setup, setup.seed)
+    };
+    let mut session = match opened {
         Ok(session) => {
             control.arrive_and_wait(true);
-            session
+            Some(session)
         }
         Err(e) => {
             stats.failure = Some(format!("connect failed: [{}] {e}", error_code(&e)));
@@ -115,7 +130,13 @@ pub fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats {
             return stats;
         }
     };
+    // Why the connection is gone, while it is gone.
+    let mut lost: Option<String> = None;
     while control.running() {
+        let Some(active) = session.as_mut() else {
+            session = reconnect(&setup, &mut stats, control, live, &mut lost);
+            continue;
+        };
         let intended = match setup.arrivals {
             Some(arrivals) => match wait_for(arrivals.take(), control) {
                 Some(intended) => intended,
@@ -125,34 +146,97 @@ pub fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats {
         };
         let started = Instant::now();
         let mut counts = QueryCounts::default();
-        let outcome = session.workload.event(&mut session.conn, &mut counts);
+        let outcome = active.workload.event(&mut active.conn, &mut counts);
         let latency = intended.elapsed();
         let measuring = control.measuring();
         match outcome {
             Ok(()) => {
                 publish(live, &counts, latency);
                 if measuring {
-                    stats.record_latency(latency.as_micros() as u64);
-                    stats.events += 1;
-                    stats.queries.add(&counts);
-                    let lag = started - intended;
-                    stats.max_lag = stats.max_lag.max(lag);
-                    stats.late_events += u64::from(lag > LATE_AFTER);
+                    stats.record_event(latency, started - intended, &counts);
                 }
             }
             Err(e) => {
                 LiveCounters::bump(&live.errors, 1);
-                if let Err(message) = recover(&e, &mut session, &setup, &mut stats, measuring, live)
-                {
-                    stats.failure = Some(message);
-                    control.fatal.store(true, Ordering::SeqCst);
-                    break;
+                let code = error_code(&e);
+                if measuring {
+                    *stats.errors.entry(code).or_default() += 1;
+                }
+                match recovery(code, setup.ignore) {
+                    Recovery::Retry => {
+                        if let Err(message) = roll_back(active, code) {
+                            lost = Some(message);
+                            session = None;
+                        }
+                    }
+                    Recovery::Reconnect => {
+                        lost = Some(format!("[{code}] {e}"));
+                        session = None;
+                    }
+                    Recovery::Fail => {
+                        stats.failure = Some(format!("[{code}] {e}"));
+                        control.fatal.store(true, Ordering::SeqCst);
+                        break;
+                    }
                 }
             }
         }
     }
-    let _ = session.workload.finish(&mut session.conn);
+    if let Some(active) = session.as_mut() {
+        let _ = active.workload.finish(&mut active.conn);
+    }
+    if let Some(reason) = lost.filter(|_| stats.failure.is_none()) {
+        stats.failure = Some(format!(
+            "the connection to the server was lost and could not be re-established: {reason}"
+        ));
+    }
     stats
+}
+
+/// One attempt to re-open a lost connection; on failure, counts the error and waits a
+/// little, so a dead or stalled server turns into counted errors, not a hang.
+fn reconnect(
+    setup: &WorkerSetup<'_>,
+    stats: &mut WorkerStats,
+    control: &RoundControl,
+    live: &LiveCounters,
+    lost: &mut Option<String>,
+) -> Option<Session> {
+    let seed = setup.seed ^ (stats.reconnects + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    match open(setup, seed) {
+        Ok(session) => {
+            LiveCounters::bump(&live.reconnects, 1);
+            if control.measuring() {
+                stats.reconnects += 1;
+            }
+            *lost = None;
+            Some(session)
+        }
+        Err(e) => {
+            let code = error_code(&e);
+            LiveCounters::bump(&live.errors, 1);
+            if control.measuring() {
+                *stats.errors.entry(code).or_default() += 1;
+            }
+            *lost = Some(format!("reconnect failed: [{code}] {e}"));
+            let resume = Instant::now() + RECONNECT_PAUSE;
+            while control.running() && Instant::now() < resume {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            None
+        }
+    }
+}
+
+/// Rolls back after an ignored error, so the next event starts clean.
+fn roll_back(session: &mut Session, code: u16) -> Result<(), String> {
+    if session.workload.uses_transactions() {
+        session
+            .conn
+            .query_drop("ROLLBACK")
+            .map_err(|e| format!("ROLLBACK after error {code} failed: {e}"))?;
+    }
+    Ok(())
 }
 
 /// Sleeps until the intended start, waking up for a stop. `None` when stopped.
@@ -180,51 +264,5 @@ fn publish(live: &LiveCounters, counts: &QueryCounts, latency: Duration) {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .saturating_record(micros);
-    }
-}
-
-/// Handles a failed event: ignorable errors are rolled back and counted, a lost
-/// connection is re-opened and counted, anything else ends the worker.
-fn recover(
-    error: &mysql::Error,
-    session: &mut Session,
-    setup: &WorkerSetup<'_>,
-    stats: &mut WorkerStats,
-    measuring: bool,
-    live: &LiveCounters,
-) -> Result<(), String> {
-    let code = error_code(error);
-    if measuring {
-        *stats.errors.entry(code).or_default() += 1;
-    }
-    match recovery(code, setup.ignore) {
-        Recovery::Retry => {
-            if session.workload.uses_transactions() {
-                session
-                    .conn
-                    .query_drop("ROLLBACK")
-                    .map_err(|e| format!("ROLLBACK after error {code} failed: {e}"))?;
-            }
-            Ok(())
-        }
-        Recovery::Reconnect => {
-            let fresh = open(
-                setup,
-                setup.seed ^ (stats.reconnects + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            )
-            .map_err(|e| {
-                format!(
-                    "connection lost ([{code}] {error}) and reconnect failed: [{}] {e}",
-                    error_code(&e)
-                )
-            })?;
-            *session = fresh;
-            LiveCounters::bump(&live.reconnects, 1);
-            if measuring {
-                stats.reconnects += 1;
-            }
-            Ok(())
-        }
-        Recovery::Fail => Err(format!("[{code}] {error}")),
     }
 }

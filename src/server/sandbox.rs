@@ -157,8 +157,17 @@ impl ManagedServer {
             format!("--open-files-limit={}", (max_connections * 4).max(4096)),
         ]);
         for (key, value) in launch.options {
-            if key != "max_connections" && key != "port" {
-                args.push(format!("--{key}={value}"));
+            match key.as_str() {
+                "max_connections" | "port" => {}
+                // The pool must be allowed as many threads as there are connections.
+                "thread_pool_max_threads" => {
+                    let requested = value.parse::<u32>().unwrap_or(0);
+                    args.push(format!(
+                        "--thread-pool-max-threads={}",
+                        requested.max(needed)
+                    ));
+                }
+                _ => args.push(format!("--{key}={value}")),
             }
         }
         args
@@ -219,6 +228,8 @@ impl ManagedServer {
             &ClientSpec::default(),
         );
         spec.connect_timeout = Duration::from_secs(2);
+        // A stopped (SIGSTOP) server accepts the socket but never answers.
+        spec.io_timeout = Some(Duration::from_secs(10));
         spec
     }
 
@@ -287,8 +298,13 @@ impl ManagedServer {
             if let Ok(mut admin) = self.admin_spec().connect() {
                 let _ = admin.query_drop("SHUTDOWN");
             } else {
+                // Not answering (dead or stopped): ask it to terminate, and continue it
+                // in case it was stopped, so it can.
                 // SAFETY: plain kill(2) on our own child.
-                unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+                unsafe {
+                    libc::kill(child.id() as i32, libc::SIGTERM);
+                    libc::kill(child.id() as i32, libc::SIGCONT);
+                }
             }
             let deadline = Instant::now() + STOP_TIMEOUT;
             while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {

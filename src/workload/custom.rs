@@ -113,10 +113,15 @@ impl CustomWorkload {
                 path.display()
             ))
         })?;
-        let workload: CustomWorkload = toml::from_str(&source).map_err(|e| {
-            let line = e.span().map_or(1, |s| {
-                source[..s.start.min(source.len())].matches('\n').count() + 1
-            });
+        Self::parse(&source, path)
+    }
+
+    /// Parses and validates workload text read from `path`.
+    pub fn parse(source: &str, path: &Path) -> anyhow::Result<CustomWorkload> {
+        let workload: CustomWorkload = toml::from_str(source).map_err(|e| {
+            let line = e
+                .span()
+                .map_or(1, |s| crate::profile::line_at(source, s.start));
             UsageError::err(format!(
                 "workload file {}:{line}: {}",
                 path.display(),

@@ -76,7 +76,9 @@ fn managed_ab_run_records_every_round_and_leaves_nothing() {
             "qps",
             "latency_mean_ms",
             "latency_p95_ms",
-            "latency_p99_ms"
+            "latency_p99_ms",
+            "server_cpu_us_per_tx",
+            "threads_running"
         ]
     );
     for c in comparisons {

@@ -153,3 +153,113 @@ pub fn start_server(
     server.wait_ready().unwrap();
     server
 }
+
+/// An abtest process running in the background, its output going to files.
+pub struct Running {
+    pub child: std::process::Child,
+    pub json: PathBuf,
+    out: PathBuf,
+    err: PathBuf,
+}
+
+impl Sandbox {
+    /// Starts abtest with `args` plus `--json` into the sandbox, without waiting.
+    pub fn spawn(&self, args: &[&str]) -> Running {
+        let json = self.path("running.json");
+        let (out, err) = (self.path("stdout.txt"), self.path("stderr.txt"));
+        let child = self
+            .abtest()
+            .args(args)
+            .arg("--json")
+            .arg(&json)
+            .stdout(std::fs::File::create(&out).unwrap())
+            .stderr(std::fs::File::create(&err).unwrap())
+            .spawn()
+            .expect("abtest starts");
+        Running {
+            child,
+            json,
+            out,
+            err,
+        }
+    }
+}
+
+impl Running {
+    /// Waits until the results file holds `n` rounds; panics after `limit`.
+    pub fn wait_rounds(&mut self, n: usize, limit: std::time::Duration) {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            if self.results()["rounds"]
+                .as_array()
+                .is_some_and(|r| r.len() >= n)
+            {
+                return;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "abtest exited ({status}) before {n} rounds: {}",
+                    self.stderr()
+                );
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no {n} rounds after {limit:?}: {}",
+                self.stderr()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
+    /// Sends a signal to abtest.
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) on our own child.
+        unsafe { libc::kill(self.child.id() as i32, signal) };
+    }
+
+    /// Waits for the exit; kills abtest and panics after `limit` (a hang is a failure).
+    pub fn wait_exit(&mut self, limit: std::time::Duration) -> Option<i32> {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("abtest did not exit within {limit:?}: {}", self.stderr());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
+    /// The results file as it is now.
+    pub fn results(&self) -> serde_json::Value {
+        std::fs::read_to_string(&self.json)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(serde_json::Value::Null)
+    }
+
+    /// Everything abtest wrote to stdout and stderr.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.out).unwrap_or_default()
+            + &std::fs::read_to_string(&self.err).unwrap_or_default()
+    }
+}
+
+/// The pid of a managed server of this sandbox, by the side in its directory name.
+pub fn server_pid(sandbox: &Sandbox, side: &str) -> i32 {
+    let needle = format!("{}/abtest-{side}-", sandbox.path("tmp").display());
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let text = String::from_utf8_lossy(&cmdline);
+            if text.starts_with("/usr/sbin/mariadbd") && text.contains(&needle) {
+                return pid;
+            }
+        }
+    }
+    panic!("no {side} server running");
+}

@@ -1,0 +1,310 @@
+//! Faults abtest must survive, on real managed servers: Ctrl-C and SIGTERM, a server
+//! killed or stalled mid-round, connections killed by the server, an unwritable output.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use mysql::prelude::Queryable;
+
+use crate::support::{Sandbox, server_lock, server_pid, start_server, text};
+
+const LONG_RUN: &[&str] = &[
+    "--workload",
+    "oltp_point_select",
+    "--threads",
+    "2",
+    "--rounds",
+    "6",
+    "--round-time",
+    "2s",
+    "--warmup",
+    "0s",
+    "--table-size",
+    "1000",
+];
+
+#[test]
+fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
+    let _lock = server_lock();
+    let external = start_server(&BTreeMap::new(), 8);
+    let sandbox = Sandbox::new();
+    let variant = sandbox.write(
+        "external.toml",
+        &format!(
+            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n[hooks]\n\
+             setup = [\"SET GLOBAL max_connect_errors = 4242\"]\nteardown = [\"SET GLOBAL max_connect_errors = 100\"]\n",
+            external.socket().display()
+        ),
+    );
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        variant.to_str().unwrap(),
+    ];
+    args.extend(LONG_RUN);
+    let mut running = sandbox.spawn(&args);
+    running.wait_rounds(2, Duration::from_secs(60));
+    let setting: Option<u64> = external
+        .admin()
+        .unwrap()
+        .query_first("SELECT @@global.max_connect_errors")
+        .unwrap();
+    assert_eq!(setting, Some(4242), "the setup hook ran");
+    std::thread::sleep(Duration::from_millis(700));
+    running.signal(libc::SIGINT);
+    assert_eq!(
+        running.wait_exit(Duration::from_secs(60)),
+        Some(130),
+        "{}",
+        running.stderr()
+    );
+    let results = running.results();
+    assert_eq!(results["status"], "interrupted");
+    let rounds = results["rounds"].as_array().unwrap();
+    assert!(rounds.iter().filter(|r| r["status"] == "completed").count() >= 2);
+    assert_eq!(
+        rounds.last().unwrap()["status"],
+        "interrupted",
+        "the partial round is marked"
+    );
+    let setting: Option<u64> = external
+        .admin()
+        .unwrap()
+        .query_first("SELECT @@global.max_connect_errors")
+        .unwrap();
+    assert_eq!(setting, Some(100), "the teardown hook ran on Ctrl-C");
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn second_ctrl_c_exits_at_once_without_orphans() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+    ];
+    args.extend(LONG_RUN);
+    let mut running = sandbox.spawn(&args);
+    running.wait_rounds(1, Duration::from_secs(60));
+    running.signal(libc::SIGINT);
+    running.signal(libc::SIGINT);
+    assert_eq!(
+        running.wait_exit(Duration::from_secs(30)),
+        Some(130),
+        "{}",
+        running.stderr()
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn sigterm_is_handled_like_ctrl_c() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+    ];
+    args.extend(LONG_RUN);
+    let mut running = sandbox.spawn(&args);
+    running.wait_rounds(1, Duration::from_secs(60));
+    running.signal(libc::SIGTERM);
+    assert_eq!(
+        running.wait_exit(Duration::from_secs(60)),
+        Some(130),
+        "{}",
+        running.stderr()
+    );
+    assert_eq!(running.results()["status"], "interrupted");
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn a_killed_server_fails_the_round_naming_the_side() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+    ];
+    args.extend(LONG_RUN);
+    let mut running = sandbox.spawn(&args);
+    running.wait_rounds(1, Duration::from_secs(60));
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on the server the test's abtest started.
+    unsafe { libc::kill(server_pid(&sandbox, "variant"), libc::SIGKILL) };
+    assert_eq!(
+        running.wait_exit(Duration::from_secs(60)),
+        Some(1),
+        "{}",
+        running.stderr()
+    );
+    let output = running.stderr();
+    assert!(
+        output.contains("variant side, 2 threads, round 1"),
+        "{output}"
+    );
+    let results = running.results();
+    assert_eq!(results["status"], "failed");
+    let rounds = results["rounds"].as_array().unwrap();
+    assert_eq!(
+        rounds[0]["status"], "completed",
+        "the finished round is kept"
+    );
+    let failed = rounds.last().unwrap();
+    assert_eq!(failed["status"], "failed");
+    assert!(
+        failed["reason"].as_str().unwrap().contains("connection"),
+        "{failed}"
+    );
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn a_stalled_server_turns_into_counted_errors_not_a_hang() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+        "--query-timeout",
+        "1s",
+    ];
+    args.extend(LONG_RUN);
+    let mut running = sandbox.spawn(&args);
+    running.wait_rounds(1, Duration::from_secs(60));
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = server_pid(&sandbox, "variant");
+    // SAFETY: kill(2) on the server the test's abtest started.
+    unsafe { libc::kill(pid, libc::SIGSTOP) };
+    let code = running.wait_exit(Duration::from_secs(90));
+    // SAFETY: as above; lets a server that is somehow still there stop.
+    unsafe { libc::kill(pid, libc::SIGCONT) };
+    assert_eq!(code, Some(1), "{}", running.stderr());
+    let results = running.results();
+    let failed = results["rounds"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert!(
+        failed["errors"]["2013"].as_u64().unwrap_or(0) >= 1,
+        "timeouts are counted as 2013: {failed}"
+    );
+    assert!(
+        failed["duration_s"].as_f64().unwrap() < 4.0,
+        "the round ended on time: {failed}"
+    );
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn connections_killed_by_the_server_are_reopened_and_counted() {
+    let _lock = server_lock();
+    let server = start_server(&BTreeMap::new(), 8);
+    let mut admin = server.admin().unwrap();
+    admin.query_drop("CREATE USER 'bench'@'localhost'").unwrap();
+    admin
+        .query_drop("GRANT ALL ON sbtest.* TO 'bench'@'localhost'")
+        .unwrap();
+    let sandbox = Sandbox::new();
+    let profile = sandbox.write(
+        "bench.toml",
+        &format!(
+            "[connection]\nsocket = \"{}\"\nuser = \"bench\"\ndatabase = \"sbtest\"\n",
+            server.socket().display()
+        ),
+    );
+    let profile = profile.to_str().unwrap();
+    let args = [
+        "--baseline",
+        profile,
+        "--variant",
+        profile,
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--rounds",
+        "2",
+        "--round-time",
+        "3s",
+        "--warmup",
+        "0s",
+        "--table-size",
+        "1000",
+    ];
+    let mut running = sandbox.spawn(&args);
+    std::thread::sleep(Duration::from_secs(1));
+    let mut killed = 0;
+    for _ in 0..40 {
+        let ids: Vec<u64> = admin
+            .query("SELECT ID FROM information_schema.PROCESSLIST WHERE USER = 'bench'")
+            .unwrap();
+        for id in ids {
+            killed += usize::from(admin.query_drop(format!("KILL {id}")).is_ok());
+        }
+        if let Ok(Some(_)) = running.child.try_wait() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(
+        running.wait_exit(Duration::from_secs(60)),
+        Some(0),
+        "{}",
+        running.stderr()
+    );
+    assert!(killed > 0);
+    let results = running.results();
+    let reconnects: u64 = results["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["reconnects"].as_u64().unwrap())
+        .sum();
+    assert!(reconnects > 0, "{results}");
+    assert!(
+        results["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["status"] == "completed")
+    );
+    drop(server);
+}
+
+#[test]
+fn an_unwritable_output_is_refused_before_anything_starts() {
+    let sandbox = Sandbox::new();
+    for flag in ["--json", "--markdown", "--html", "--csv"] {
+        let output = sandbox.run(&[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb.toml",
+            flag,
+            "/nonexistent/dir/out",
+        ]);
+        let (_, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("cannot write /nonexistent/dir/out"),
+            "{stderr}"
+        );
+        sandbox.assert_nothing_left();
+    }
+}

@@ -1,0 +1,160 @@
+//! Concurrency sweeps and scale on real managed servers.
+
+use serde_json::Value;
+
+use crate::support::{Sandbox, server_lock, text};
+
+fn run(sandbox: &Sandbox, args: &[&str]) -> (Option<i32>, Value, String) {
+    let json = sandbox.path("sweep.json");
+    let mut all = vec![
+        "--json",
+        json.to_str().unwrap(),
+        "--table-size",
+        "1000",
+        "--warmup",
+        "500ms",
+    ];
+    all.extend(args);
+    let output = sandbox.run(&all);
+    let (stdout, stderr) = text(&output);
+    let results = std::fs::read_to_string(&json)
+        .map(|t| serde_json::from_str(&t).unwrap())
+        .unwrap_or(Value::Null);
+    (output.status.code(), results, stdout + &stderr)
+}
+
+#[test]
+fn sweep_compares_every_level_in_one_holm_family() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let (code, results, output) = run(
+        &sandbox,
+        &[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb-threadpool.toml",
+            "--workload",
+            "oltp_point_select",
+            "--threads",
+            "32,2,8",
+            "--rounds",
+            "2",
+            "--round-time",
+            "1s",
+            "--level-order",
+            "desc",
+        ],
+    );
+    assert_eq!(code, Some(0), "{output}");
+    assert_eq!(
+        results["plan"]["schedule"]["levels"],
+        serde_json::json!([32, 8, 2])
+    );
+    let comparisons = results["comparisons"].as_array().unwrap();
+    for threads in [2, 8, 32] {
+        let block: Vec<&Value> = comparisons
+            .iter()
+            .filter(|c| c["threads"] == threads)
+            .collect();
+        assert!(
+            block.iter().any(|c| c["metric"] == "tps"),
+            "no block for {threads} threads"
+        );
+    }
+    // One Holm family over every metric at every level: the smallest p is multiplied by
+    // the family size.
+    let m = comparisons.len() as f64;
+    let smallest = comparisons
+        .iter()
+        .min_by(|a, b| {
+            a["p"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["p"].as_f64().unwrap())
+        })
+        .unwrap();
+    let expected = (smallest["p"].as_f64().unwrap() * m).min(1.0);
+    assert!(
+        (smallest["p_holm"].as_f64().unwrap() - expected).abs() < 1e-12,
+        "family size {m}: {smallest}"
+    );
+    assert!(output.contains("sweep summary"), "{output}");
+    assert_eq!(
+        output.matches("│ threads ┆ metric").count(),
+        3,
+        "one block per level: {output}"
+    );
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn five_hundred_connections_on_a_thread_pool() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let (code, results, output) = run(
+        &sandbox,
+        &[
+            "--baseline",
+            "profiles/mariadb-threadpool.toml",
+            "--variant",
+            "profiles/mariadb-threadpool.toml",
+            "--workload",
+            "oltp_point_select",
+            "--threads",
+            "512",
+            "--rounds",
+            "2",
+            "--round-time",
+            "1s",
+        ],
+    );
+    assert_eq!(code, Some(0), "{output}");
+    for round in results["rounds"].as_array().unwrap() {
+        assert_eq!(round["status"], "completed", "{round}");
+        assert_eq!(round["errors"], serde_json::json!({}), "{round}");
+        assert!(round["transactions"].as_u64().unwrap() > 512, "{round}");
+    }
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn a_connect_failure_names_the_level_and_the_side() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let limited = sandbox.write(
+        "limited.toml",
+        "name = \"limited\"\n[server]\n[server.options]\nmax_user_connections = 10\n",
+    );
+    let (code, results, output) = run(
+        &sandbox,
+        &[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            limited.to_str().unwrap(),
+            "--workload",
+            "oltp_point_select",
+            "--threads",
+            "2,30",
+            "--rounds",
+            "2",
+            "--round-time",
+            "1s",
+        ],
+    );
+    assert_eq!(code, Some(1), "{output}");
+    assert!(
+        output.contains("variant side, 30 threads, round 1: a connection could not be opened"),
+        "{output}"
+    );
+    assert!(output.contains("[1226]"), "{output}");
+    let completed = results["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "completed")
+        .count();
+    assert_eq!(completed, 4, "the 2-thread level finished and is kept");
+    sandbox.assert_nothing_left();
+}
