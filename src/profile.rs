@@ -205,7 +205,7 @@ pub fn parse(source: String, path: &Path, side: Side) -> anyhow::Result<LoadedPr
 }
 
 fn parse_error(path: &Path, side: Side, source: &str, error: &toml::de::Error) -> anyhow::Error {
-    let line = error.span().map_or(1, |span| line_at(&source, span.start));
+    let line = error.span().map_or(1, |span| line_at(source, span.start));
     let message = error.message().trim().to_string();
     let hint = suggestion(&message)
         .map(|s| format!("; did you mean `{s}`?"))
