@@ -148,7 +148,7 @@ fn a_connect_failure_names_the_level_and_the_side() {
         output.contains("variant side, 30 threads, round 1: a connection could not be opened"),
         "{output}"
     );
-    assert!(output.contains("[1226]"), "{output}");
+    assert!(output.contains("[1203]"), "{output}");
     let completed = results["rounds"]
         .as_array()
         .unwrap()
