@@ -55,6 +55,16 @@ pub enum Command {
     PlanRounds(PlanRoundsArgs),
     /// Render a report (table, Markdown, HTML, CSV, JSON) from a saved results file.
     Report(ReportArgs),
+    /// Translate a sysbench 0.4 or 1.0 command line into abtest options and a profile stub.
+    FromSysbench(FromSysbenchArgs),
+}
+
+/// `abtest from-sysbench '<command line>'`.
+#[derive(Debug, Clone, Args)]
+pub struct FromSysbenchArgs {
+    /// The sysbench command line, quoted as one argument or as separate words.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command_line: Vec<String>,
 }
 
 /// `abtest report RESULTS.json`.

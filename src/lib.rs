@@ -22,6 +22,7 @@ pub mod secret;
 pub mod serde_secs;
 pub mod server;
 pub mod stats;
+pub mod sysbench;
 pub mod target;
 pub mod workload;
 
@@ -50,6 +51,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::Analyze(analyze)) => commands::analyze::execute(analyze),
         Some(Command::PlanRounds(plan)) => commands::plan_rounds::execute(plan),
         Some(Command::Report(report)) => commands::report::execute(report),
+        Some(Command::FromSysbench(args)) => commands::from_sysbench::execute(args),
     };
     match outcome {
         Ok(code) => code,

@@ -1,6 +1,7 @@
 //! One file per subcommand; each returns the process exit code of a completed command.
 
 pub mod analyze;
+pub mod from_sysbench;
 pub mod plan_rounds;
 pub mod report;
 pub mod run;

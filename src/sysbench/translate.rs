@@ -1,0 +1,447 @@
+//! `abtest from-sysbench '<command line>'`: a sysbench 0.4 or 1.0 command line turned
+//! into abtest workload options and a `[connection]` profile stub. Every option that
+//! cannot be mapped is listed with the reason — never dropped silently — and a password
+//! on the command line is replaced by `password_env`.
+//!
+//! Command lines copied from blog posts are often mangled (`-- mysql-port=3306`,
+//! `--max-time= $time`, `Oltp-test-mode`); they are normalised first.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The result of a translation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Translation {
+    /// abtest options, in a stable order.
+    pub options: Vec<(String, String)>,
+    /// `[connection]` keys and TOML values.
+    pub connection: Vec<(String, String)>,
+    /// Options that were not mapped, with the reason.
+    pub unmapped: Vec<(String, String)>,
+    /// Remarks about how the meaning changes.
+    pub notes: Vec<String>,
+}
+
+/// Options whose abtest name is the sysbench 1.0 name (0.4 adds an `oltp-` prefix).
+const SAME_NAME: &[&str] = &[
+    "range-size",
+    "point-selects",
+    "simple-ranges",
+    "sum-ranges",
+    "order-ranges",
+    "distinct-ranges",
+    "index-updates",
+    "non-index-updates",
+    "delete-inserts",
+    "range-selects",
+    "skip-trx",
+    "auto-inc",
+    "secondary",
+    "create-secondary",
+    "rand-type",
+    "rand-spec-iter",
+    "rand-spec-pct",
+    "rand-spec-res",
+    "rand-pareto-h",
+    "rand-zipfian-exp",
+    "random-points",
+    "number-of-ranges",
+    "delta",
+    "tables",
+    "table-size",
+];
+
+/// Options that need no counterpart, with the reason.
+const NOT_NEEDED: &[(&str, &str)] = &[
+    ("db-driver", "abtest speaks the MySQL protocol only"),
+    (
+        "max-requests",
+        "abtest rounds are timed, not counted (0 means unlimited in sysbench anyway)",
+    ),
+    (
+        "events",
+        "abtest rounds are timed, not counted (0 means unlimited in sysbench anyway)",
+    ),
+    (
+        "mysql-engine-trx",
+        "transactions follow the storage engine, as in sysbench 1.0",
+    ),
+    (
+        "oltp-read-only",
+        "read-only is chosen by the workload (oltp_read_only)",
+    ),
+    ("oltp-nontrx-mode", "folded into the workload name"),
+    ("oltp-test-mode", "folded into the workload name"),
+    ("test", "folded into the workload name"),
+    ("verbosity", "abtest's output is fixed"),
+    (
+        "rand-seed",
+        "use --seed, which also seeds the data and the round order",
+    ),
+    ("threads-distribution", "not supported"),
+];
+
+/// Translates a sysbench command line.
+pub fn translate(command_line: &str) -> Result<Translation, String> {
+    let words = shlex::split(command_line).ok_or("the command line has an unclosed quote")?;
+    let (options, positional) = normalise(&words);
+    let mut out = Translation::default();
+    let workload = workload(&options, &positional, &mut out);
+    out.options.push(("workload".into(), workload));
+    for (name, value) in &options {
+        translate_option(name, value, &mut out);
+    }
+    for word in positional {
+        match word.as_str() {
+            "sysbench" => {}
+            "prepare" | "run" | "cleanup" => out.notes.push(format!(
+                "`{word}`: abtest prepares the tables itself (--prepare auto) and runs both sides"
+            )),
+            w if w.starts_with("oltp")
+                || w.starts_with("select_random")
+                || w.starts_with("bulk_insert") => {}
+            other => out
+                .unmapped
+                .push((other.to_string(), "unknown argument".into())),
+        }
+    }
+    Ok(out)
+}
+
+/// Splits words into `--name=value` options (names lower-cased, `_` as `-`) and the
+/// other words, repairing the usual copy-and-paste damage.
+fn normalise(words: &[String]) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut options = BTreeMap::new();
+    let mut positional = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let mut word = words[i].clone();
+        i += 1;
+        if word == "--" || word == "-" {
+            if let Some(next) = words.get(i) {
+                word = format!("--{next}");
+                i += 1;
+            }
+        }
+        let Some(option) = word.strip_prefix("--") else {
+            positional.push(word);
+            continue;
+        };
+        let (name, mut value) = match option.split_once('=') {
+            Some((name, value)) => (name.to_string(), Some(value.to_string())),
+            None => (option.to_string(), None),
+        };
+        // `--name = value`, `--name= value` and `--name =value`
+        if value.is_none() && words.get(i).is_some_and(|w| w.starts_with('=')) {
+            let rest = words[i].trim_start_matches('=').to_string();
+            i += 1;
+            value = Some(rest);
+        }
+        let command = |w: &str| matches!(w, "prepare" | "run" | "cleanup" | "help");
+        if value.as_deref() == Some("")
+            && words
+                .get(i)
+                .is_some_and(|w| !w.starts_with('-') && !command(w))
+        {
+            value = Some(words[i].clone());
+            i += 1;
+        }
+        let name = name.trim().to_lowercase().replace('_', "-");
+        options.insert(name, value.unwrap_or_else(|| "on".into()));
+    }
+    (options, positional)
+}
+
+/// The abtest workload of a 0.4 `--test=oltp` mode or a 1.0 script name.
+fn workload(
+    options: &BTreeMap<String, String>,
+    positional: &[String],
+    out: &mut Translation,
+) -> String {
+    let script = options
+        .get("test")
+        .cloned()
+        .or_else(|| {
+            positional
+                .iter()
+                .find(|w| w.starts_with("oltp") || w.contains("random") || w.contains("bulk"))
+                .cloned()
+        })
+        .unwrap_or_else(|| "oltp".into());
+    let script = script
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(".lua")
+        .to_string();
+    if script != "oltp" {
+        return script;
+    }
+    let mode = options
+        .get("oltp-test-mode")
+        .map_or("complex", String::as_str)
+        .to_lowercase();
+    let read_only = options
+        .get("oltp-read-only")
+        .is_some_and(|v| matches!(v.as_str(), "on" | "1" | "true"));
+    let name = match mode.as_str() {
+        "simple" => "oltp_point_select",
+        "nontrx" => match options
+            .get("oltp-nontrx-mode")
+            .map_or("select", String::as_str)
+        {
+            "update_key" => "oltp_update_index",
+            "update_nokey" => "oltp_update_non_index",
+            "insert" => "oltp_insert",
+            "delete" => "oltp_delete",
+            _ => "oltp_point_select",
+        },
+        _ if read_only => "oltp_read_only",
+        _ => "oltp_read_write",
+    };
+    out.notes.push(format!(
+        "sysbench 0.4 `--test=oltp` in {mode} mode is abtest's {name}"
+    ));
+    name.into()
+}
+
+fn translate_option(name: &str, value: &str, out: &mut Translation) {
+    let unresolved = value.contains('$');
+    let stripped = name.strip_prefix("oltp-").unwrap_or(name);
+    let raw = value;
+    let push = |out: &mut Translation, option: &str, value: String| {
+        if unresolved {
+            out.unmapped.push((
+                format!("--{name}={raw}"),
+                format!("the value is a shell variable; give --{option} a value"),
+            ));
+        } else {
+            out.options.push((option.to_string(), value));
+        }
+    };
+    match name {
+        "oltp-num-tables" => push(out, "tables", value.into()),
+        "num-threads" | "threads" => push(out, "threads", value.into()),
+        "max-time" | "time" => {
+            push(out, "round-time", format!("{value}s"));
+            if unresolved {
+                return;
+            }
+            out.notes.push(format!(
+                "sysbench ran once for {value}s; abtest runs --rounds rounds of --round-time per side (10 by default), \
+                 so consider shorter rounds, e.g. --round-time {}s",
+                value.parse::<u64>().map_or(60, |v| (v / 10).max(10))
+            ));
+        }
+        "mysql-table-engine" | "mysql-storage-engine" => {
+            push(out, "mysql-storage-engine", value.into())
+        }
+        "report-interval" => push(out, "report-interval", format!("{value}s")),
+        "percentile" => push(out, "percentiles", value.into()),
+        "tx-rate" | "rate" => push(out, "rate", value.into()),
+        "warmup-time" => push(out, "warmup", format!("{value}s")),
+        "db-ps-mode" => push(out, "ps-mode", value.into()),
+        "mysql-ignore-errors" => push(out, "ignore-errors", value.into()),
+        "mysql-host" => out.connection.push(("host".into(), quote(value))),
+        "mysql-port" => out.connection.push(("port".into(), value.into())),
+        "mysql-socket" => out.connection.push(("socket".into(), quote(value))),
+        "mysql-user" => out.connection.push(("user".into(), quote(value))),
+        "mysql-db" => out.connection.push(("database".into(), quote(value))),
+        "mysql-password" => out
+            .connection
+            .push(("password_env".into(), quote("ABTEST_PASSWORD"))),
+        "mysql-ssl" if matches!(value, "on" | "1" | "true" | "required") => {
+            out.connection.push(("tls".into(), quote("required")))
+        }
+        _ if SAME_NAME.contains(&stripped) => push(out, stripped, value.into()),
+        _ => match NOT_NEEDED.iter().find(|(n, _)| *n == name) {
+            Some((_, why)) => out
+                .unmapped
+                .push((format!("--{name}={value}"), (*why).into())),
+            None => out
+                .unmapped
+                .push((format!("--{name}={value}"), "no abtest equivalent".into())),
+        },
+    }
+}
+
+fn quote(value: &str) -> String {
+    format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+impl Translation {
+    /// The text printed by `abtest from-sysbench`.
+    pub fn render(&self) -> String {
+        let mut out = String::from("# abtest workload options\n");
+        let options: Vec<String> = self
+            .options
+            .iter()
+            .map(|(k, v)| format!("--{k} {v}"))
+            .collect();
+        let _ = writeln!(out, "{}", options.join(" "));
+        if !self.connection.is_empty() {
+            out.push_str("\n# profile stub (add [server.options] or keep [connection] for an external server)\n[connection]\n");
+            for (key, value) in &self.connection {
+                let _ = writeln!(out, "{key} = {value}");
+            }
+            if self.connection.iter().any(|(k, _)| k == "password_env") {
+                out.push_str(
+                    "# the password on the command line was not copied: export ABTEST_PASSWORD\n",
+                );
+            }
+        }
+        if !self.unmapped.is_empty() {
+            out.push_str("\n# not mapped\n");
+            for (option, why) in &self.unmapped {
+                let _ = writeln!(out, "#   {option}: {why}");
+            }
+        }
+        if !self.notes.is_empty() {
+            out.push_str("\n# notes\n");
+            for note in &self.notes {
+                let _ = writeln!(out, "#   {note}");
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(t: &Translation) -> String {
+        t.options
+            .iter()
+            .map(|(k, v)| format!("--{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// shared/seeds/000: sysbench 0.4, nontrx select, mangled spacing and shell variables.
+    #[test]
+    fn seed_000_audit_loop() {
+        let line = "sysbench --test=oltp --mysql-host=192.168.110.100 -- mysql-port=3306 --mysql-user=root \
+            --mysql-password=root --mysql-db=sbtest1 -- oltp-num-tables=10 --oltp-table-size=500000 \
+            --report-interval=10 --max-requests=0 -- Oltp-test-mode=nontrx --oltp-nontrx-mode=select \
+            --oltp-read-only=off --max-time= $time -- num-threads= $thread run";
+        let t = translate(line).unwrap();
+        assert_eq!(
+            options(&t),
+            "--workload oltp_point_select --tables 10 --table-size 500000 --report-interval 10s"
+        );
+        assert!(t.connection.contains(&("port".into(), "3306".into())));
+        assert!(
+            t.connection
+                .contains(&("password_env".into(), "\"ABTEST_PASSWORD\"".into()))
+        );
+        assert!(!t.render().contains("=root --") && !t.render().contains("\"root\"\npassword"));
+        let unmapped: Vec<&str> = t.unmapped.iter().map(|(o, _)| o.as_str()).collect();
+        assert!(
+            unmapped.contains(&"--max-time=$time") && unmapped.contains(&"--num-threads=$thread"),
+            "{unmapped:?}"
+        );
+        assert!(unmapped.contains(&"--max-requests=0"));
+    }
+
+    /// shared/seeds/002: sysbench 1.0 oltp_read_write, prepare and run.
+    #[test]
+    fn seed_002_ssl_study() {
+        let prepare = "sysbench --db-driver=mysql --mysql-host=172.16.1.10 --mysql-port=3306 --mysql-user=root \
+            --mysql-password=123456 --mysql-db=sbtest --table_size=25000 --tables=250 --events=0 --time=600 oltp_read_write prepare";
+        let t = translate(prepare).unwrap();
+        assert_eq!(
+            options(&t),
+            "--workload oltp_read_write --table-size 25000 --tables 250 --round-time 600s"
+        );
+        assert!(!t.render().contains("123456"));
+        let run = "sysbench --db-driver=mysql  --mysql-host=172.16.1.10 --mysql-port=3306 --mysql-user=root \
+            --mysql-password=123456 --mysql-db=sbtest --table_size=25000 --tables=250 --events=0 --time=120 \
+            --threads=8 --percentile=95 --report-interval=1 oltp_read_write run";
+        let t = translate(run).unwrap();
+        let o = options(&t);
+        for expected in [
+            "--threads 8",
+            "--percentiles 95",
+            "--report-interval 1s",
+            "--round-time 120s",
+        ] {
+            assert!(o.contains(expected), "{o}");
+        }
+    }
+
+    /// shared/seeds/003: sysbench 0.4 complex mode with an empty password before the command.
+    #[test]
+    fn seed_003_hosting_comparison() {
+        let prepare = "sysbench --test=oltp --oltp-table-size=25000000 --mysql-user=root --db-driver=mysql --mysql-password= prepare";
+        let t = translate(prepare).unwrap();
+        assert_eq!(
+            options(&t),
+            "--workload oltp_read_write --table-size 25000000"
+        );
+        assert!(t.notes.iter().any(|n| n.contains("`prepare`")));
+        let run = "sysbench --db-driver=mysql --num-threads=64 --max-requests=0 --db-driver=mysql --test=oltp \
+            --mysql-table-engine=innodb --oltp-table-size=25000000 --max-time=300 --mysql-engine-trx=yes \
+            --mysql-user=root --mysql-password= run";
+        let t = translate(run).unwrap();
+        assert_eq!(
+            options(&t),
+            "--workload oltp_read_write --round-time 300s --mysql-storage-engine innodb --threads 64 --table-size 25000000"
+        );
+        assert!(
+            t.unmapped
+                .iter()
+                .any(|(o, _)| o == "--mysql-engine-trx=yes")
+        );
+    }
+
+    /// shared/seeds/004: sysbench 0.4 with spaced `-- test = oltp` style and 512 threads.
+    #[test]
+    fn seed_004_thread_pool() {
+        let mangled = "sysbench -- test = oltp -- mysql-table-engine = innodb -- oltp-table-size = 10000000 \
+            -- max-requests = 0 -- max-time = 900 -- num-threads = 512";
+        let t = translate(mangled).unwrap();
+        let o = options(&t);
+        for expected in [
+            "--workload oltp_read_write",
+            "--threads 512",
+            "--round-time 900s",
+            "--table-size 10000000",
+        ] {
+            assert!(o.contains(expected), "{o}");
+        }
+        let clean = "sysbench  --test=oltp --mysql-table-engine=innodb --oltp-table-size=10000000 --max-requests=0 \
+            --max-time=900 --num-threads=512 --mysql-host=10.8.8.100 --mysql-port=3308 --mysql-user=admin \
+            --mysql-password=123456  --mysql-db=test run";
+        let t = translate(clean).unwrap();
+        assert!(t.connection.contains(&("port".into(), "3308".into())));
+        assert!(
+            t.connection
+                .contains(&("database".into(), "\"test\"".into()))
+        );
+        assert!(!t.render().contains("123456"));
+    }
+
+    #[test]
+    fn other_modes_and_unknown_options() {
+        let t = translate(
+            "sysbench --test=oltp --oltp-test-mode=complex --oltp-read-only=on --frobnicate=3 run",
+        )
+        .unwrap();
+        assert_eq!(t.options[0].1, "oltp_read_only");
+        assert!(
+            t.unmapped
+                .iter()
+                .any(|(o, why)| o == "--frobnicate=3" && why == "no abtest equivalent")
+        );
+        let t = translate(
+            "sysbench /usr/share/sysbench/select_random_points.lua --rand-type=pareto run",
+        )
+        .unwrap();
+        assert_eq!(
+            options(&t),
+            "--workload select_random_points --rand-type pareto"
+        );
+        assert!(translate("sysbench 'unclosed").is_err());
+    }
+}
