@@ -117,11 +117,11 @@ fn normalise(words: &[String]) -> (BTreeMap<String, String>, Vec<String>) {
     while i < words.len() {
         let mut word = words[i].clone();
         i += 1;
-        if word == "--" || word == "-" {
-            if let Some(next) = words.get(i) {
-                word = format!("--{next}");
-                i += 1;
-            }
+        if (word == "--" || word == "-")
+            && let Some(next) = words.get(i)
+        {
+            word = format!("--{next}");
+            i += 1;
         }
         let Some(option) = word.strip_prefix("--") else {
             positional.push(word);
