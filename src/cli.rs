@@ -57,6 +57,24 @@ pub enum Command {
     Report(ReportArgs),
     /// Translate a sysbench 0.4 or 1.0 command line into abtest options and a profile stub.
     FromSysbench(FromSysbenchArgs),
+    /// Turn sysbench 0.4/1.0 result logs into the per-round CSV that `abtest analyze` reads.
+    ImportSysbenchLog(ImportLogArgs),
+}
+
+/// `abtest import-sysbench-log --baseline A.log --variant B.log`.
+#[derive(Debug, Clone, Args)]
+pub struct ImportLogArgs {
+    /// Logs of the baseline configuration; every run in them is one round.
+    #[arg(long, num_args = 1.., required = true)]
+    pub baseline: Vec<PathBuf>,
+
+    /// Logs of the variant configuration.
+    #[arg(long, num_args = 1.., required = true)]
+    pub variant: Vec<PathBuf>,
+
+    /// Write the CSV here instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `abtest from-sysbench '<command line>'`.

@@ -52,6 +52,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::PlanRounds(plan)) => commands::plan_rounds::execute(plan),
         Some(Command::Report(report)) => commands::report::execute(report),
         Some(Command::FromSysbench(args)) => commands::from_sysbench::execute(args),
+        Some(Command::ImportSysbenchLog(args)) => commands::import_log::execute(args),
     };
     match outcome {
         Ok(code) => code,

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod from_sysbench;
+pub mod import_log;
 pub mod plan_rounds;
 pub mod report;
 pub mod run;
