@@ -59,6 +59,20 @@ pub enum Command {
     FromSysbench(FromSysbenchArgs),
     /// Turn sysbench 0.4/1.0 result logs into the per-round CSV that `abtest analyze` reads.
     ImportSysbenchLog(ImportLogArgs),
+    /// Drop the tables abtest created on an external server (never any other table).
+    Cleanup(CleanupArgs),
+}
+
+/// `abtest cleanup --profile X.toml`.
+#[derive(Debug, Clone, Args)]
+pub struct CleanupArgs {
+    /// Profile of the external server.
+    #[arg(long, value_name = "FILE")]
+    pub profile: PathBuf,
+
+    /// Also drop the tables named in this workload file's `tables`.
+    #[arg(long, value_name = "FILE")]
+    pub workload_file: Option<PathBuf>,
 }
 
 /// `abtest import-sysbench-log --baseline A.log --variant B.log`.
@@ -298,6 +312,10 @@ pub struct WorkloadArgs {
         help_heading = "Workload"
     )]
     pub threads: Vec<u32>,
+
+    /// Run a write workload against an external database that also holds other tables.
+    #[arg(long, help_heading = "Workload")]
+    pub allow_foreign_tables: bool,
 
     /// Create, reuse or keep the sbtest tables: auto reuses matching tables.
     #[arg(long, value_enum, default_value_t = PrepareMode::Auto, help_heading = "Workload")]

@@ -53,6 +53,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::Report(report)) => commands::report::execute(report),
         Some(Command::FromSysbench(args)) => commands::from_sysbench::execute(args),
         Some(Command::ImportSysbenchLog(args)) => commands::import_log::execute(args),
+        Some(Command::Cleanup(args)) => commands::cleanup::execute(args),
     };
     match outcome {
         Ok(code) => code,

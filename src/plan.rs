@@ -49,6 +49,8 @@ pub struct Plan {
     pub seed: u64,
     /// Files to write.
     pub outputs: Outputs,
+    /// Whether a write workload may run in an external database holding other tables.
+    pub allow_foreign_tables: bool,
     /// The command line that reproduces this run (never holds a secret).
     pub command_line: String,
     /// Problems worth a warning that do not stop the run.
@@ -195,6 +197,7 @@ impl Plan {
             sides: [baseline, variant],
             workload,
             schedule,
+            allow_foreign_tables: cli.workload.allow_foreign_tables,
             client: resolve_client_options(cli)?,
             analysis,
             seed,
@@ -339,10 +342,16 @@ fn resolve_schedule(cli: &RunArgs, seed: u64) -> anyhow::Result<Schedule> {
     })
 }
 
-fn resolve_side(path: &Path, side: Side, warnings: &mut Vec<String>) -> anyhow::Result<SidePlan> {
+/// Reads one profile into the plan of a side.
+pub fn resolve_side(
+    path: &Path,
+    side: Side,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<SidePlan> {
     let loaded = profile::load(path, side)?;
     let target = resolve_target(&loaded, warnings)?;
     let client = resolve_client(&loaded)?;
+    warn_plain_password(&loaded, &target, &client, warnings);
     Ok(SidePlan {
         side,
         name: loaded.name(),
@@ -382,6 +391,7 @@ fn reject_external_keys(
         ("password", connection.password.is_some()),
         ("password_env", connection.password_env.is_some()),
         ("password_file", connection.password_file.is_some()),
+        ("password_prompt", connection.password_prompt),
         ("database", connection.database.is_some()),
     ];
     if let Some((key, _)) = set.iter().find(|(_, present)| *present) {
@@ -574,12 +584,13 @@ fn resolve_password(
         connection.password.is_some(),
         connection.password_env.is_some(),
         connection.password_file.is_some(),
+        connection.password_prompt,
     ];
     if sources.iter().filter(|set| **set).count() > 1 {
         return Err(loaded.error_at_key(
             "connection",
             "password_env",
-            "set only one of `password`, `password_env` and `password_file`",
+            "set only one of `password`, `password_env`, `password_file` and `password_prompt`",
         ));
     }
     if let Some(literal) = &connection.password {
@@ -588,7 +599,17 @@ fn resolve_password(
             loaded.side,
             loaded.path.display()
         ));
+        if readable_by_others(&loaded.path) {
+            warnings.push(format!(
+                "{} profile {}: holds a password and is readable by other users; chmod 600 it",
+                loaded.side,
+                loaded.path.display()
+            ));
+        }
         return Ok(Some(Secret::new(literal.clone())));
+    }
+    if connection.password_prompt {
+        return prompt_password(loaded, connection).map(Some);
     }
     if let Some(name) = &connection.password_env {
         return std::env::var(name)
@@ -617,6 +638,68 @@ fn resolve_password(
         return Ok(Some(Secret::new(text.lines().next().unwrap_or_default())));
     }
     Ok(None)
+}
+
+fn readable_by_others(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.permissions().mode() & 0o044 != 0)
+}
+
+fn prompt_password(
+    loaded: &LoadedProfile,
+    connection: &profile::ConnectionSection,
+) -> anyhow::Result<Secret> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() {
+        return Err(loaded.error_at_key(
+            "connection",
+            "password_prompt",
+            "password_prompt needs a terminal; use password_env or password_file when running unattended",
+        ));
+    }
+    let user = connection.user.as_deref().unwrap_or("sbtest");
+    let host = connection.host.as_deref().unwrap_or("the socket");
+    rpassword::prompt_password(format!(
+        "abtest: password for {user}@{host} ({} side): ",
+        loaded.side
+    ))
+    .map(Secret::new)
+    .map_err(|e| {
+        loaded.error_at_key(
+            "connection",
+            "password_prompt",
+            &format!("cannot read the password: {e}"),
+        )
+    })
+}
+
+/// Warns when a password would travel unencrypted to a host that is not this machine.
+fn warn_plain_password(
+    loaded: &LoadedProfile,
+    target: &TargetSpec,
+    client: &ClientSpec,
+    warnings: &mut Vec<String>,
+) {
+    let TargetSpec::External {
+        endpoint: Endpoint::Tcp { host, .. },
+        password: Some(_),
+        ..
+    } = target
+    else {
+        return;
+    };
+    let loopback = host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if !loopback && matches!(client.tls, TlsMode::Disabled | TlsMode::Preferred) {
+        warnings.push(format!(
+            "{} profile {}: the password may travel unencrypted to {host}; set tls = \"required\" or stronger",
+            loaded.side,
+            loaded.path.display()
+        ));
+    }
 }
 
 fn resolve_client(loaded: &LoadedProfile) -> anyhow::Result<ClientSpec> {

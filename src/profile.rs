@@ -97,6 +97,9 @@ pub struct ConnectionSection {
     pub password_env: Option<String>,
     /// File whose first line is the password.
     pub password_file: Option<PathBuf>,
+    /// Ask for the password on the terminal.
+    #[serde(default)]
+    pub password_prompt: bool,
     /// Database holding the sbtest tables (default `sbtest`).
     pub database: Option<String>,
     /// Client TLS mode.
@@ -139,6 +142,17 @@ pub struct Hooks {
     /// Once at the end; always runs, also on error and Ctrl-C.
     #[serde(default)]
     pub teardown: Vec<String>,
+}
+
+impl Hooks {
+    /// The statements that run before teardown: setup, before_round and after_round.
+    pub fn all_but_teardown(&self) -> Vec<String> {
+        [&self.setup, &self.before_round, &self.after_round]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect()
+    }
 }
 
 /// A profile together with where it came from, for error messages.

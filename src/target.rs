@@ -117,6 +117,7 @@ fn launch_of(plan: &SidePlan, max_threads: u32) -> Option<ServerLaunch<'_>> {
             binary,
             options,
             max_threads,
+            tls_names: crate::server::tls::SERVER_NAMES,
         }),
         TargetSpec::External { .. } => None,
     }

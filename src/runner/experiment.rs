@@ -64,19 +64,25 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile) -> anyhow::Result<()
     read_facts(&targets, results);
     warn_if_same(plan, results);
     save(plan, results)?;
+    let snapshots: Vec<hooks::GlobalSnapshot> = targets
+        .iter()
+        .zip(&plan.sides)
+        .map(|(target, side)| hooks::snapshot(&target.admin, &side.hooks.all_but_teardown()))
+        .collect();
     let rounds = prepare_and_run(plan, &targets, results);
-    let mut teardown_failures = Vec::new();
-    for (target, side) in targets.iter().zip(&plan.sides) {
-        teardown_failures.extend(hooks::teardown(
+    let mut teardown = Vec::new();
+    for ((target, side), snapshot) in targets.iter().zip(&plan.sides).zip(&snapshots) {
+        teardown.extend(hooks::teardown(
             &target.admin,
             target.side,
             &side.hooks.teardown,
         ));
+        teardown.extend(hooks::restore(&target.admin, target.side, snapshot));
     }
-    for failure in &teardown_failures {
-        eprintln!("abtest: warning: {failure}");
+    for message in &teardown {
+        eprintln!("abtest: warning: {message}");
     }
-    results.warnings.extend(teardown_failures);
+    results.warnings.extend(teardown);
     drop(targets);
     rounds
 }
@@ -127,6 +133,12 @@ fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
 /// (then one after the other, so the second finds the first's tables).
 fn prepare_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<()> {
     let prepare = |t: &Target| {
+        if t.server.is_none() && plan.workload.writes() && !plan.allow_foreign_tables {
+            schema::check_foreign_tables(&t.client, &plan.workload, plan.max_threads())
+                .with_context(|| {
+                    format!("{}: checking the database before a write workload", t.side)
+                })?;
+        }
         let created = schema::prepare(&t.client, &plan.workload, plan.seed, plan.max_threads())
             .with_context(|| format!("{}: preparing data", t.side))?;
         let tables = schema::table_count(&plan.workload, plan.max_threads());

@@ -50,3 +50,128 @@ pub fn teardown(connect: &ConnectSpec, side: Side, statements: &[String]) -> Vec
         })
         .collect()
 }
+
+/// Global variables a side's hooks set, with their values before the first hook ran.
+#[derive(Debug, Clone, Default)]
+pub struct GlobalSnapshot {
+    values: Vec<(String, Option<String>)>,
+}
+
+/// The variable names of the `SET GLOBAL x = ...` / `SET @@global.x = ...` assignments in
+/// `statements`.
+pub fn global_variables(statements: &[String]) -> Vec<String> {
+    let mut names = Vec::new();
+    for sql in statements {
+        let trimmed = sql.trim();
+        if trimmed.len() < 4 || !trimmed[..4].eq_ignore_ascii_case("set ") {
+            continue;
+        }
+        for assignment in trimmed[4..].split(',') {
+            let target = assignment
+                .split('=')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_lowercase();
+            let name = target
+                .strip_prefix("global ")
+                .or_else(|| target.strip_prefix("@@global."))
+                .map(|n| n.trim().trim_matches('`').to_string());
+            if let Some(name) = name.filter(|n| {
+                n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !n.is_empty()
+            }) && !names.contains(&name)
+            {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// Records the current values of every global variable the hooks set.
+pub fn snapshot(connect: &ConnectSpec, statements: &[String]) -> GlobalSnapshot {
+    let names = global_variables(statements);
+    if names.is_empty() {
+        return GlobalSnapshot::default();
+    }
+    let Ok(mut conn) = connect.connect() else {
+        return GlobalSnapshot::default();
+    };
+    GlobalSnapshot {
+        values: names
+            .into_iter()
+            .map(|name| {
+                let value: Option<String> = conn
+                    .query_first(format!("SELECT @@GLOBAL.{name}"))
+                    .ok()
+                    .flatten();
+                (name, value)
+            })
+            .collect(),
+    }
+}
+
+/// Puts back every recorded variable that still differs; returns what was restored (or
+/// could not be).
+pub fn restore(connect: &ConnectSpec, side: Side, snapshot: &GlobalSnapshot) -> Vec<String> {
+    if snapshot.values.is_empty() {
+        return Vec::new();
+    }
+    let mut conn = match connect.connect() {
+        Ok(conn) => conn,
+        Err(e) => {
+            return vec![format!(
+                "{side}: cannot connect to restore global variables: {e}"
+            )];
+        }
+    };
+    let mut messages = Vec::new();
+    for (name, original) in &snapshot.values {
+        let Some(original) = original else { continue };
+        let now: Option<String> = conn
+            .query_first(format!("SELECT @@GLOBAL.{name}"))
+            .ok()
+            .flatten();
+        if now.as_ref() == Some(original) {
+            continue;
+        }
+        let literal = if original.parse::<f64>().is_ok() {
+            original.clone()
+        } else {
+            format!("'{}'", original.replace('\'', "''"))
+        };
+        let now = now.unwrap_or_default();
+        match conn.query_drop(format!("SET GLOBAL {name} = {literal}")) {
+            Ok(()) => messages.push(format!(
+                "{side}: restored {name} from {now} to {original}, as it was before the hooks ran"
+            )),
+            Err(e) => messages.push(format!(
+                "{side}: could not restore {name} to {original}: {e}"
+            )),
+        }
+    }
+    messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_global_assignments() {
+        let statements = vec![
+            "SET GLOBAL server_audit_logging = ON".to_string(),
+            "set @@global.sync_binlog=1, GLOBAL innodb_flush_log_at_trx_commit = 2".to_string(),
+            "SET SESSION sql_mode = ''".to_string(),
+            "SELECT 1".to_string(),
+        ];
+        assert_eq!(
+            global_variables(&statements),
+            vec![
+                "server_audit_logging",
+                "sync_binlog",
+                "innodb_flush_log_at_trx_commit"
+            ]
+        );
+    }
+}

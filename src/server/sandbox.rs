@@ -56,6 +56,8 @@ pub struct ServerLaunch<'a> {
     pub options: &'a std::collections::BTreeMap<String, String>,
     /// Largest number of client connections the experiment opens.
     pub max_threads: u32,
+    /// Names in the generated server certificate.
+    pub tls_names: &'a [&'a str],
 }
 
 impl ManagedServer {
@@ -69,7 +71,7 @@ impl ManagedServer {
             .with_context(|| format!("{side}: creating a temporary directory"))?;
         install_datadir(dir.path(), launch.binary)
             .with_context(|| format!("{side}: installing the datadir"))?;
-        let tls = tls::generate(dir.path())?;
+        let tls = tls::generate_for(dir.path(), launch.tls_names)?;
         let port = match launch.options.get("port") {
             Some(port) => port.parse().context("port option")?,
             None => free_port()?,

@@ -26,18 +26,26 @@ pub struct TlsFiles {
     pub key: PathBuf,
 }
 
-/// Writes a new CA and a server certificate for `localhost`, 127.0.0.1 and ::1 into `dir`.
+/// The names a managed server's certificate carries: every way abtest reaches it.
+pub const SERVER_NAMES: &[&str] = &["localhost", "127.0.0.1", "::1"];
+
+/// Writes a new CA and a server certificate for [`SERVER_NAMES`] into `dir`.
 pub fn generate(dir: &Path) -> anyhow::Result<TlsFiles> {
-    generate_for(dir, "localhost").context("generating TLS certificates for the managed server")
+    generate_for(dir, SERVER_NAMES)
 }
 
-/// As [`generate`], with a chosen host name in the server certificate.
-pub fn generate_for(dir: &Path, host: &str) -> anyhow::Result<TlsFiles> {
+/// As [`generate`], with chosen names (DNS names or IP addresses) in the server
+/// certificate; the first one is its common name.
+pub fn generate_for(dir: &Path, names: &[&str]) -> anyhow::Result<TlsFiles> {
+    generate_files(dir, names).context("generating TLS certificates for the managed server")
+}
+
+fn generate_files(dir: &Path, names: &[&str]) -> anyhow::Result<TlsFiles> {
     let ca_key = new_key()?;
     let ca = build_certificate("abtest CA", &ca_key, None, true, &[])?;
     let server_key = new_key()?;
-    let names = [host, "127.0.0.1", "::1"];
-    let server = build_certificate(host, &server_key, Some((&ca, &ca_key)), false, &names)?;
+    let common_name = names.first().copied().unwrap_or("localhost");
+    let server = build_certificate(common_name, &server_key, Some((&ca, &ca_key)), false, names)?;
     let files = TlsFiles {
         ca: dir.join("ca.pem"),
         cert: dir.join("server-cert.pem"),

@@ -5,6 +5,7 @@
 //! ```toml
 //! sbtest = true                       # prepare the sbtest tables as usual (default)
 //! setup = []                          # SQL run once per side before the first round
+//! tables = []                         # tables setup creates, owned by the workload
 //!
 //! [params]
 //! id = { type = "id" }                # a row id from --rand-type over 1..=--table-size
@@ -50,6 +51,10 @@ pub struct CustomWorkload {
     /// SQL run once per side before the first round.
     #[serde(default)]
     pub setup: Vec<String>,
+    /// Tables this workload creates (in `setup`) and owns: the only ones besides sbtestN
+    /// that abtest may find in the database, and that `abtest cleanup` may drop.
+    #[serde(default)]
+    pub tables: Vec<String>,
     /// Typed random parameters.
     #[serde(default)]
     pub params: BTreeMap<String, Param>,

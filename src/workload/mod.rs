@@ -189,6 +189,11 @@ impl WorkloadSpec {
         }
     }
 
+    /// Whether events change data (custom workloads are assumed to).
+    pub fn writes(&self) -> bool {
+        self.name.writes()
+    }
+
     /// Whether the sbtest tables are needed.
     pub fn uses_sbtest(&self) -> bool {
         self.custom.as_ref().is_none_or(|c| c.sbtest)

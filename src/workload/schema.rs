@@ -34,6 +34,79 @@ pub enum TableState {
     },
 }
 
+/// Every table name the workload owns: its sbtest tables and the tables named in its
+/// workload file.
+pub fn own_tables(spec: &WorkloadSpec, max_threads: u32) -> Vec<String> {
+    let sbtest = if spec.uses_sbtest() {
+        table_count(spec, max_threads)
+    } else {
+        0
+    };
+    let mut names: Vec<String> = (1..=sbtest).map(|t| format!("sbtest{t}")).collect();
+    if let Some(custom) = &spec.custom {
+        names.extend(custom.tables.iter().map(|t| t.to_lowercase()));
+    }
+    names
+}
+
+/// Refuses to write into a database that holds tables abtest does not own, unless the
+/// user allowed it: a benchmark must never touch a production table by accident.
+pub fn check_foreign_tables(
+    connect: &ConnectSpec,
+    spec: &WorkloadSpec,
+    max_threads: u32,
+) -> anyhow::Result<()> {
+    let mut conn = connect
+        .connect()
+        .context("connecting to check the database's tables")?;
+    let tables: Vec<String> = conn.query(
+        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()",
+    )?;
+    let own = own_tables(spec, max_threads);
+    let own_or_sbtest = |name: &String| own.contains(&name.to_lowercase()) || is_sbtest_name(name);
+    let foreign: Vec<&String> = tables.iter().filter(|t| !own_or_sbtest(t)).collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    Err(crate::exit::UsageError::err(format!(
+        "the database holds tables abtest does not own ({}); a write workload could change them. \
+         Point the profile at a database of its own, or pass --allow-foreign-tables",
+        foreign
+            .iter()
+            .take(5)
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )))
+}
+
+fn is_sbtest_name(name: &str) -> bool {
+    name.strip_prefix("sbtest")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Drops the tables abtest created (marked with [`OWNER_MARK`]) and the tables in `extra`;
+/// returns (dropped, kept) names. Never drops a database.
+pub fn cleanup(
+    conn: &mut mysql::Conn,
+    extra: &[String],
+) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let tables: Vec<(String, String)> = conn.query(
+        "SELECT TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() \
+         ORDER BY TABLE_NAME",
+    )?;
+    let (mut dropped, mut kept) = (Vec::new(), Vec::new());
+    for (name, comment) in tables {
+        if comment == OWNER_MARK || extra.iter().any(|e| e.eq_ignore_ascii_case(&name)) {
+            conn.query_drop(format!("DROP TABLE `{}`", name.replace('`', "``")))?;
+            dropped.push(name);
+        } else {
+            kept.push(name);
+        }
+    }
+    Ok((dropped, kept))
+}
+
 /// The tables a workload uses: sbtest1..N, or one bulk table per connection.
 pub fn table_count(spec: &WorkloadSpec, max_threads: u32) -> u32 {
     if spec.name == WorkloadName::BulkInsert {

@@ -32,7 +32,8 @@ fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
         "external.toml",
         &format!(
             "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n[hooks]\n\
-             setup = [\"SET GLOBAL max_connect_errors = 4242\"]\nteardown = [\"SET GLOBAL max_connect_errors = 100\"]\n",
+             setup = [\"SET GLOBAL max_connect_errors = 4242\", \"SET GLOBAL max_prepared_stmt_count = 54321\"]\n\
+             teardown = [\"SET GLOBAL max_connect_errors = 100\"]\n",
             external.socket().display()
         ),
     );
@@ -74,6 +75,23 @@ fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
         .query_first("SELECT @@global.max_connect_errors")
         .unwrap();
     assert_eq!(setting, Some(100), "the teardown hook ran on Ctrl-C");
+    let restored: Option<u64> = external
+        .admin()
+        .unwrap()
+        .query_first("SELECT @@global.max_prepared_stmt_count")
+        .unwrap();
+    assert_eq!(
+        restored,
+        Some(16382),
+        "a variable set by a hook and not torn down is restored"
+    );
+    assert!(
+        running
+            .stderr()
+            .contains("restored max_prepared_stmt_count from 54321 to 16382"),
+        "{}",
+        running.stderr()
+    );
     sandbox.assert_nothing_left();
 }
 

@@ -11,6 +11,7 @@ mod fuzz;
 mod managed_run;
 mod parity;
 mod reports;
+mod safety;
 mod secrets;
 mod support;
 mod sweep;

@@ -140,6 +140,15 @@ pub fn start_server(
     options: &std::collections::BTreeMap<String, String>,
     max_threads: u32,
 ) -> abtest::server::sandbox::ManagedServer {
+    start_server_named(options, max_threads, abtest::server::tls::SERVER_NAMES)
+}
+
+/// As [`start_server`], with chosen names in the server's TLS certificate.
+pub fn start_server_named(
+    options: &std::collections::BTreeMap<String, String>,
+    max_threads: u32,
+    tls_names: &[&str],
+) -> abtest::server::sandbox::ManagedServer {
     use abtest::server::sandbox::{ManagedServer, ServerLaunch};
     let binary = abtest::plan::find_server_binary().expect("mariadbd installed");
     let launch = ServerLaunch {
@@ -147,6 +156,7 @@ pub fn start_server(
         binary: &binary,
         options,
         max_threads,
+        tls_names,
     };
     let mut server = ManagedServer::install(&launch).unwrap();
     server.spawn(&launch).unwrap();

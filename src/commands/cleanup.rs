@@ -1,0 +1,54 @@
+//! `abtest cleanup --profile X.toml`: drop what abtest created on an external server —
+//! the tables carrying its mark and those a workload file names — and nothing else.
+
+use anyhow::Context;
+
+use crate::cli::CleanupArgs;
+use crate::db::ConnectSpec;
+use crate::exit::{self, UsageError};
+use crate::plan::TargetSpec;
+use crate::profile::Side;
+use crate::workload::custom::CustomWorkload;
+use crate::workload::schema;
+
+/// Drops abtest's tables and lists the ones it kept.
+pub fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
+    let mut warnings = Vec::new();
+    let side = crate::plan::resolve_side(&args.profile, Side::Baseline, &mut warnings)?;
+    let TargetSpec::External {
+        endpoint,
+        user,
+        password,
+        database,
+    } = &side.target
+    else {
+        return Err(UsageError::err(format!(
+            "{} starts a managed server, which is thrown away after every run: there is nothing to clean up",
+            args.profile.display()
+        )));
+    };
+    let extra = match &args.workload_file {
+        Some(path) => CustomWorkload::load(path)?.tables,
+        None => Vec::new(),
+    };
+    let connect = ConnectSpec::new(
+        endpoint.clone(),
+        user,
+        password.clone(),
+        Some(database),
+        &side.client,
+    );
+    let mut conn = connect
+        .connect()
+        .with_context(|| format!("cannot connect to {user}@{endpoint}/{database}"))?;
+    let (dropped, kept) = schema::cleanup(&mut conn, &extra)?;
+    println!("dropped {} table(s): {}", dropped.len(), dropped.join(", "));
+    if !kept.is_empty() {
+        println!(
+            "kept {} table(s) abtest did not create: {}",
+            kept.len(),
+            kept.join(", ")
+        );
+    }
+    Ok(exit::SUCCESS)
+}

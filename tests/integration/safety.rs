@@ -1,0 +1,336 @@
+//! Safety of the user's data and secrets: TLS modes with the MySQL client's semantics,
+//! refusing to write next to foreign tables, `abtest cleanup`, and bad connection input.
+
+use std::collections::BTreeMap;
+
+use mysql::prelude::Queryable;
+
+use crate::support::{Sandbox, server_lock, start_server, start_server_named, text};
+
+/// A TCP profile for user `tls` (password from ABTEST_TLS_PASSWORD) with extra lines.
+fn tcp_profile(sandbox: &Sandbox, name: &str, port: u16, extra: &str) -> String {
+    let path = sandbox.write(
+        name,
+        &format!(
+            "[connection]\nhost = \"127.0.0.1\"\nport = {port}\nuser = \"tls\"\npassword_env = \"ABTEST_TLS_PASSWORD\"\n\
+             database = \"sbtest\"\n{extra}"
+        ),
+    );
+    path.to_string_lossy().into_owned()
+}
+
+fn add_user(server: &abtest::server::sandbox::ManagedServer) {
+    let mut admin = server.admin().unwrap();
+    admin
+        .query_drop("CREATE USER 'tls'@'127.0.0.1' IDENTIFIED BY 'tls-test'")
+        .unwrap();
+    admin
+        .query_drop("GRANT ALL ON sbtest.* TO 'tls'@'127.0.0.1'")
+        .unwrap();
+}
+
+/// Connects through `abtest cleanup`, which opens one connection with the profile's TLS
+/// mode and drops nothing that is not abtest's.
+fn connect(sandbox: &Sandbox, profile: &str) -> (Option<i32>, String) {
+    let output = sandbox
+        .abtest()
+        .args(["cleanup", "--profile", profile])
+        .env("ABTEST_TLS_PASSWORD", "tls-test")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&output);
+    (output.status.code(), stdout + &stderr)
+}
+
+#[test]
+fn tls_modes_follow_the_mysql_client_semantics() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let good = start_server(&BTreeMap::new(), 4);
+    add_user(&good);
+    let ca = good.tls_files().ca.display().to_string();
+    let other_ca_dir = tempfile::tempdir().unwrap();
+    let other_ca = abtest::server::tls::generate(other_ca_dir.path())
+        .unwrap()
+        .ca
+        .display()
+        .to_string();
+    let port = good.port();
+    let profile = |name: &str, extra: &str| tcp_profile(&sandbox, name, port, extra);
+
+    assert_eq!(
+        connect(&sandbox, &profile("required.toml", "tls = \"required\"\n")).0,
+        Some(0)
+    );
+    assert_eq!(
+        connect(
+            &sandbox,
+            &profile(
+                "verify-ca.toml",
+                &format!("tls = \"verify_ca\"\ntls_ca = \"{ca}\"\n")
+            )
+        )
+        .0,
+        Some(0)
+    );
+    let identity = profile(
+        "identity.toml",
+        &format!("tls = \"verify_identity\"\ntls_ca = \"{ca}\"\n"),
+    );
+    assert_eq!(
+        connect(&sandbox, &identity).0,
+        Some(0),
+        "the certificate names 127.0.0.1"
+    );
+    let (code, output) = connect(
+        &sandbox,
+        &profile(
+            "wrong-ca.toml",
+            &format!("tls = \"verify_ca\"\ntls_ca = \"{other_ca}\"\n"),
+        ),
+    );
+    assert_eq!(
+        code,
+        Some(1),
+        "verify_ca must fail against a wrong CA: {output}"
+    );
+    assert!(output.contains("cannot connect"), "{output}");
+
+    // A certificate that does not name the host: verify_ca passes, verify_identity fails.
+    let misnamed = start_server_named(&BTreeMap::new(), 4, &["wronghost"]);
+    add_user(&misnamed);
+    let ca = misnamed.tls_files().ca.display().to_string();
+    let port = misnamed.port();
+    let ca_only = tcp_profile(
+        &sandbox,
+        "m-ca.toml",
+        port,
+        &format!("tls = \"verify_ca\"\ntls_ca = \"{ca}\"\n"),
+    );
+    assert_eq!(connect(&sandbox, &ca_only).0, Some(0));
+    let identity = tcp_profile(
+        &sandbox,
+        "m-id.toml",
+        port,
+        &format!("tls = \"verify_identity\"\ntls_ca = \"{ca}\"\n"),
+    );
+    let (code, output) = connect(&sandbox, &identity);
+    assert_eq!(
+        code,
+        Some(1),
+        "verify_identity must fail on a host name mismatch: {output}"
+    );
+
+    // A server without TLS: required fails, preferred falls back to plain.
+    let plain = start_server(&BTreeMap::from([("ssl".to_string(), "OFF".to_string())]), 4);
+    add_user(&plain);
+    let have_ssl: Option<String> = plain
+        .admin()
+        .unwrap()
+        .query_first("SELECT @@have_ssl")
+        .unwrap();
+    assert_ne!(have_ssl.as_deref(), Some("YES"));
+    let (code, output) = connect(
+        &sandbox,
+        &tcp_profile(&sandbox, "p-req.toml", plain.port(), "tls = \"required\"\n"),
+    );
+    assert_eq!(code, Some(1), "required must fail without TLS: {output}");
+    assert_eq!(
+        connect(
+            &sandbox,
+            &tcp_profile(
+                &sandbox,
+                "p-pref.toml",
+                plain.port(),
+                "tls = \"preferred\"\n"
+            )
+        )
+        .0,
+        Some(0)
+    );
+}
+
+#[test]
+fn write_workloads_refuse_foreign_tables_and_cleanup_drops_only_abtests() {
+    let _lock = server_lock();
+    let server = start_server(&BTreeMap::new(), 4);
+    let mut admin = server.admin().unwrap();
+    admin
+        .query_drop("CREATE TABLE sbtest.customers (id INT PRIMARY KEY)")
+        .unwrap();
+    let sandbox = Sandbox::new();
+    let profile = sandbox.write(
+        "ext.toml",
+        &format!(
+            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n",
+            server.socket().display()
+        ),
+    );
+    let profile = profile.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--baseline",
+            profile,
+            "--variant",
+            profile,
+            "--threads",
+            "1",
+            "--rounds",
+            "2",
+            "--round-time",
+            "300ms",
+            "--warmup",
+            "0s",
+            "--table-size",
+            "100",
+            "--range-size",
+            "10",
+        ];
+        args.extend(extra);
+        let output = sandbox.run(&args);
+        let (stdout, stderr) = text(&output);
+        (output.status.code(), stdout + &stderr)
+    };
+    let (code, output) = run(&["--workload", "oltp_read_write"]);
+    assert_eq!(code, Some(2), "{output}");
+    assert!(
+        output.contains("holds tables abtest does not own (customers)")
+            && output.contains("--allow-foreign-tables"),
+        "{output}"
+    );
+    let tables: Vec<String> = admin.query("SHOW TABLES FROM sbtest").unwrap();
+    assert_eq!(tables, vec!["customers"], "nothing was created");
+    assert_eq!(
+        run(&["--workload", "oltp_read_only"]).0,
+        Some(0),
+        "reads are allowed"
+    );
+    assert_eq!(
+        run(&["--workload", "oltp_read_write", "--allow-foreign-tables"]).0,
+        Some(0)
+    );
+    admin
+        .query_drop("CREATE TABLE sbtest.sbtest9 (id INT PRIMARY KEY)")
+        .unwrap();
+    let output = sandbox.run(&["cleanup", "--profile", profile]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("dropped 1 table(s): sbtest1"), "{stdout}");
+    assert!(
+        stdout.contains("kept 2 table(s) abtest did not create: customers, sbtest9"),
+        "{stdout}"
+    );
+    let mut tables: Vec<String> = admin.query("SHOW TABLES FROM sbtest").unwrap();
+    tables.sort();
+    assert_eq!(tables, vec!["customers", "sbtest9"]);
+}
+
+#[test]
+fn bad_connection_input_is_refused_clearly() {
+    let sandbox = Sandbox::new();
+    let base = ["--variant", "profiles/mariadb.toml", "--dry-run"];
+    let refuse = |name: &str, body: &str, code: i32, needles: &[&str]| {
+        let path = sandbox.write(name, body);
+        let mut args = vec!["--baseline", path.to_str().unwrap()];
+        args.extend(base);
+        let output = sandbox.run(&args);
+        let (_, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(code), "{name}: {stderr}");
+        for needle in needles {
+            assert!(stderr.contains(needle), "{name}: {stderr}");
+        }
+        stderr
+    };
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port();
+    refuse(
+        "port.toml",
+        &format!("[server]\n[server.options]\nport = {port}\n"),
+        2,
+        &["port.toml:3", "already in use"],
+    );
+    refuse(
+        "pwfile.toml",
+        "[connection]\nhost = \"127.0.0.1\"\npassword_file = \"/nonexistent/pw\"\n",
+        2,
+        &["pwfile.toml:3", "cannot read password file"],
+    );
+    refuse(
+        "noca.toml",
+        "[connection]\nhost = \"127.0.0.1\"\ntls = \"verify_identity\"\n",
+        2,
+        &["noca.toml:3", "needs `tls_ca`"],
+    );
+    let warned = refuse(
+        "plain.toml",
+        "[connection]\nhost = \"db.example.invalid\"\npassword = \"x\"\n",
+        0,
+        &["literal password"],
+    );
+    assert!(
+        warned.contains("may travel unencrypted to db.example.invalid"),
+        "{warned}"
+    );
+    let readable = sandbox.write(
+        "open.toml",
+        "[connection]\nhost = \"127.0.0.1\"\npassword = \"x\"\n",
+    );
+    std::fs::set_permissions(
+        &readable,
+        std::os::unix::fs::PermissionsExt::from_mode(0o644),
+    )
+    .unwrap();
+    let output = sandbox.run(&[
+        "--baseline",
+        readable.to_str().unwrap(),
+        "--variant",
+        "profiles/mariadb.toml",
+        "--dry-run",
+    ]);
+    assert!(
+        text(&output).1.contains("readable by other users"),
+        "{}",
+        text(&output).1
+    );
+    // Unreachable (nothing listens on the port): exit 1 with the client's message.
+    drop(busy);
+    let closed = sandbox.write(
+        "closed.toml",
+        &format!("[connection]\nhost = \"127.0.0.1\"\nport = {port}\n"),
+    );
+    let output = sandbox.run(&[
+        "--baseline",
+        closed.to_str().unwrap(),
+        "--variant",
+        closed.to_str().unwrap(),
+    ]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("baseline: cannot connect to sbtest@127.0.0.1"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_database_is_reported_with_the_servers_message() {
+    let _lock = server_lock();
+    let server = start_server(&BTreeMap::new(), 4);
+    let sandbox = Sandbox::new();
+    let profile = sandbox.write(
+        "nodb.toml",
+        &format!(
+            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"no_such_db\"\n",
+            server.socket().display()
+        ),
+    );
+    let output = sandbox.run(&[
+        "--baseline",
+        profile.to_str().unwrap(),
+        "--variant",
+        profile.to_str().unwrap(),
+    ]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("Unknown database 'no_such_db'"), "{stderr}");
+}
