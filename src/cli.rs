@@ -133,12 +133,27 @@ pub enum ReportFormat {
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Profile of the baseline side (TOML): a managed [server] or an external [connection].
-    #[arg(long, value_name = "FILE", required = true, help_heading = "Sides")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "resume",
+        help_heading = "Sides"
+    )]
     pub baseline: Option<PathBuf>,
 
     /// Profile of the variant side (TOML), the configuration whose cost is measured.
-    #[arg(long, value_name = "FILE", required = true, help_heading = "Sides")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "resume",
+        help_heading = "Sides"
+    )]
     pub variant: Option<PathBuf>,
+
+    /// Continue an interrupted run from its results file: the same plan, the same servers,
+    /// from the next round.
+    #[arg(long, value_name = "RESULTS.json", conflicts_with_all = ["baseline", "variant"], help_heading = "Sides")]
+    pub resume: Option<PathBuf>,
 
     /// Workload settings, identical for both sides.
     #[command(flatten)]

@@ -6,4 +6,5 @@ pub mod from_sysbench;
 pub mod import_log;
 pub mod plan_rounds;
 pub mod report;
+pub mod resume;
 pub mod run;

@@ -9,7 +9,13 @@ use crate::runner;
 
 /// Runs an experiment and prints its table; the exit code follows the verdict.
 pub fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i32> {
-    let plan = Plan::resolve(args, command_line)?;
+    let (plan, previous) = match &args.resume {
+        Some(path) => {
+            let (plan, previous) = super::resume::load(path)?;
+            (plan, Some(previous))
+        }
+        None => (Plan::resolve(args, command_line)?, None),
+    };
     for warning in &plan.warnings {
         eprintln!("abtest: warning: {warning}");
     }
@@ -22,7 +28,7 @@ pub fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i32> {
     }
     runner::interrupt::install();
     raise_open_files_limit();
-    let (results, outcome) = runner::experiment::run(&plan);
+    let (results, outcome) = runner::experiment::run(&plan, previous);
     let view = ReportView::of_results(&results);
     if !results.comparisons.is_empty() {
         print!("{}", report::table::render(&view));

@@ -21,9 +21,10 @@ use crate::workload::schema;
 
 /// Runs the whole experiment. The results are returned (and saved) even when the run
 /// stopped early; the error says why it did.
-pub fn run(plan: &Plan) -> (ResultsFile, anyhow::Result<()>) {
-    let mut results = new_results(plan);
-    let outcome = run_with_results(plan, &mut results);
+pub fn run(plan: &Plan, previous: Option<ResultsFile>) -> (ResultsFile, anyhow::Result<()>) {
+    let resuming = previous.is_some();
+    let mut results = previous.map_or_else(|| new_results(plan), resumed);
+    let outcome = run_with_results(plan, &mut results, resuming);
     finish(plan, &mut results, &outcome);
     (results, outcome)
 }
@@ -59,9 +60,33 @@ fn new_results(plan: &Plan) -> ResultsFile {
     }
 }
 
-fn run_with_results(plan: &Plan, results: &mut ResultsFile) -> anyhow::Result<()> {
+/// A saved run, ready to continue: unfinished rounds are dropped (they run again).
+fn resumed(mut previous: ResultsFile) -> ResultsFile {
+    let dropped = previous
+        .rounds
+        .iter()
+        .filter(|r| r.status != RoundStatus::Completed)
+        .count();
+    previous
+        .rounds
+        .retain(|r| r.status == RoundStatus::Completed);
+    previous.status = RunStatus::Running;
+    previous.error = None;
+    previous.warnings.push(format!(
+        "resumed at {} after {} finished round(s); {dropped} unfinished round(s) run again",
+        humantime::format_rfc3339_seconds(std::time::SystemTime::now()),
+        previous.rounds.len()
+    ));
+    previous
+}
+
+fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> anyhow::Result<()> {
     let targets = open_targets(plan)?;
-    read_facts(&targets, results);
+    if resuming {
+        check_same_servers(&targets, results)?;
+    } else {
+        read_facts(&targets, results);
+    }
     warn_if_same(plan, results);
     save(plan, results)?;
     let snapshots: Vec<hooks::GlobalSnapshot> = targets
@@ -85,6 +110,46 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile) -> anyhow::Result<()
     results.warnings.extend(teardown);
     drop(targets);
     rounds
+}
+
+/// Refuses to resume against servers whose configuration changed since the run started.
+fn check_same_servers(targets: &[Target; 2], results: &ResultsFile) -> anyhow::Result<()> {
+    for target in targets {
+        let now = target
+            .admin
+            .connect()
+            .and_then(|mut admin| {
+                target
+                    .client
+                    .connect()
+                    .and_then(|mut client| ServerFacts::read(&mut admin, &mut client))
+            })
+            .with_context(|| format!("{}: reading server facts to resume", target.side))?;
+        let Some(before) = results
+            .sides
+            .get(&target.side)
+            .and_then(|s| s.facts.as_ref())
+        else {
+            continue;
+        };
+        let changes = facts::differences(before, &now);
+        if before.version != now.version || !changes.is_empty() {
+            let names: Vec<&str> = changes.iter().map(|d| d.name.as_str()).take(8).collect();
+            return Err(crate::exit::UsageError::err(format!(
+                "--resume: the {} server changed since the run started (version {} -> {}; variables: {}); \
+                 rounds against a different server cannot be compared. Start a new run instead",
+                target.side,
+                before.version,
+                now.version,
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Starts (or connects to) both sides; if either fails, the other is stopped.
@@ -196,59 +261,63 @@ fn run_rounds(plan: &Plan, targets: &[Target; 2], results: &mut ResultsFile) -> 
     let total = slots.len();
     let unique = std::sync::Arc::new(crate::workload::random::UniqueSequence::new(plan.seed));
     let progress = Progress::new(plan.schedule.estimated_time());
-    let outcome = slots.into_iter().try_for_each(|slot| {
-        if interrupt::requested() {
-            return Err(Interrupted.into());
-        }
-        let target = &targets[slot.side as usize];
-        let hooks = &plan.side(slot.side).hooks;
-        hooks::run(
-            &target.admin,
-            slot.side,
-            "before_round",
-            &hooks.before_round,
-        )?;
-        let spec = RoundSpec {
-            slot,
-            connect: &target.client,
-            workload: &plan.workload,
-            client: &plan.client,
-            unique: std::sync::Arc::clone(&unique),
-            warmup: plan.schedule.warmup,
-            duration: plan.schedule.round_time,
-            seed: plan.seed ^ (u64::from(slot.position) << 40),
-            label: format!(
-                "{} round {}/{} threads {}",
-                slot.side,
-                slot.index + 1,
-                plan.schedule.rounds,
-                slot.threads
-            ),
-            progress: &progress,
-        };
-        let mut probe =
-            ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));
-        let record = run_round(&spec, interrupt::flag(), &mut probe);
-        progress.line(&round_line(&record, total, plan.schedule.rounds));
-        let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());
-        results.rounds.push(record);
-        save(plan, results)?;
-        match status {
-            RoundStatus::Completed => {}
-            RoundStatus::Interrupted => return Err(Interrupted.into()),
-            RoundStatus::Failed => {
-                bail!(
-                    "{} side, {} threads, round {}: {reason}",
-                    slot.side,
-                    slot.threads,
-                    slot.index + 1
-                )
+    let done: Vec<u32> = results.rounds.iter().map(|r| r.position).collect();
+    let outcome = slots
+        .into_iter()
+        .filter(|s| !done.contains(&s.position))
+        .try_for_each(|slot| {
+            if interrupt::requested() {
+                return Err(Interrupted.into());
             }
-        }
-        hooks::run(&target.admin, slot.side, "after_round", &hooks.after_round)?;
-        pause(plan);
-        Ok(())
-    });
+            let target = &targets[slot.side as usize];
+            let hooks = &plan.side(slot.side).hooks;
+            hooks::run(
+                &target.admin,
+                slot.side,
+                "before_round",
+                &hooks.before_round,
+            )?;
+            let spec = RoundSpec {
+                slot,
+                connect: &target.client,
+                workload: &plan.workload,
+                client: &plan.client,
+                unique: std::sync::Arc::clone(&unique),
+                warmup: plan.schedule.warmup,
+                duration: plan.schedule.round_time,
+                seed: plan.seed ^ (u64::from(slot.position) << 40),
+                label: format!(
+                    "{} round {}/{} threads {}",
+                    slot.side,
+                    slot.index + 1,
+                    plan.schedule.rounds,
+                    slot.threads
+                ),
+                progress: &progress,
+            };
+            let mut probe =
+                ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));
+            let record = run_round(&spec, interrupt::flag(), &mut probe);
+            progress.line(&round_line(&record, total, plan.schedule.rounds));
+            let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());
+            results.rounds.push(record);
+            save(plan, results)?;
+            match status {
+                RoundStatus::Completed => {}
+                RoundStatus::Interrupted => return Err(Interrupted.into()),
+                RoundStatus::Failed => {
+                    bail!(
+                        "{} side, {} threads, round {}: {reason}",
+                        slot.side,
+                        slot.threads,
+                        slot.index + 1
+                    )
+                }
+            }
+            hooks::run(&target.admin, slot.side, "after_round", &hooks.after_round)?;
+            pause(plan);
+            Ok(())
+        });
     progress.finish();
     outcome
 }

@@ -326,3 +326,78 @@ fn an_unwritable_output_is_refused_before_anything_starts() {
         sandbox.assert_nothing_left();
     }
 }
+
+#[test]
+fn resume_continues_from_the_next_round_and_refuses_a_changed_plan() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let profile = sandbox.write(
+        "side.toml",
+        "[server]\n[server.options]\ninnodb_buffer_pool_size = \"128M\"\n",
+    );
+    let profile = profile.to_str().unwrap();
+    let mut args = vec!["--baseline", profile, "--variant", profile];
+    args.extend(LONG_RUN);
+    args.extend(["--seed", "9"]);
+    let mut running = sandbox.spawn(&args);
+    running.wait_rounds(2, Duration::from_secs(60));
+    running.signal(libc::SIGINT);
+    assert_eq!(
+        running.wait_exit(Duration::from_secs(60)),
+        Some(130),
+        "{}",
+        running.stderr()
+    );
+    let json = running.json.to_str().unwrap().to_string();
+    let before = running.results()["rounds"].as_array().unwrap().len();
+    assert!(before >= 2);
+
+    // A changed profile: refused, and the results file is untouched.
+    std::fs::write(
+        profile,
+        "[server]\n[server.options]\ninnodb_buffer_pool_size = \"256M\"\n",
+    )
+    .unwrap();
+    let output = sandbox.run(&["--resume", &json]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the plan changed since the run started (sides)"),
+        "{stderr}"
+    );
+    assert_eq!(
+        running.results()["rounds"].as_array().unwrap().len(),
+        before
+    );
+
+    std::fs::write(
+        profile,
+        "[server]\n[server.options]\ninnodb_buffer_pool_size = \"128M\"\n",
+    )
+    .unwrap();
+    let output = sandbox.run(&["--resume", &json]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    let results = running.results();
+    assert_eq!(results["status"], "completed");
+    let mut positions: Vec<u64> = results["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["position"].as_u64().unwrap())
+        .collect();
+    positions.sort_unstable();
+    assert_eq!(
+        positions,
+        (0..12).collect::<Vec<u64>>(),
+        "every round exactly once"
+    );
+    assert!(
+        results["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("resumed at"))
+    );
+    sandbox.assert_nothing_left();
+}
