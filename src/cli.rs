@@ -209,6 +209,11 @@ pub struct ClientArgs {
     #[arg(long, value_name = "DUR", default_value = "60s", value_parser = parse_duration, help_heading = "Client")]
     pub query_timeout: Duration,
 
+    /// When a managed server dies mid-round: fail (exit 1) or retry (restart it and run
+    /// the lost round again, up to 3 times).
+    #[arg(long, value_enum, default_value_t = OnServerLoss::Fail, help_heading = "Client")]
+    pub on_server_loss: OnServerLoss,
+
     /// Print a progress line on stderr every interval, as sysbench's --report-interval.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Client")]
     pub report_interval: Option<Duration>,
@@ -564,6 +569,16 @@ pub enum RoundOrder {
     Abab,
     /// Each pair in a seeded random order (randomised interleaving).
     Random,
+}
+
+/// What happens when a managed server dies during a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnServerLoss {
+    /// Mark the round failed and stop (exit 1).
+    Fail,
+    /// Restart the managed server and run the lost round again.
+    Retry,
 }
 
 /// The order in which the thread levels of a sweep run.

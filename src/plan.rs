@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::analysis::AnalysisOptions;
+pub use crate::cli::OnServerLoss;
 use crate::cli::RunArgs;
 use crate::exit::UsageError;
 use crate::profile::{self, Hooks, LoadedProfile, Side, TlsMode};
@@ -87,6 +88,8 @@ pub struct ClientOptions {
     pub rate: Option<f64>,
     /// Errors counted and retried.
     pub ignore_errors: IgnoreErrors,
+    /// What to do when a managed server dies mid-round.
+    pub on_server_loss: OnServerLoss,
     /// Statement read/write timeout, if any.
     #[serde(with = "crate::serde_secs::option")]
     pub query_timeout: Option<Duration>,
@@ -308,6 +311,7 @@ fn resolve_client_options(cli: &RunArgs) -> anyhow::Result<ClientOptions> {
         rate: args.rate,
         ignore_errors: args.ignore_errors.clone(),
         query_timeout: Some(args.query_timeout).filter(|d| !d.is_zero()),
+        on_server_loss: args.on_server_loss,
         report_interval: args.report_interval,
     })
 }

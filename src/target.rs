@@ -110,6 +110,20 @@ pub fn open_both(sides: &[SidePlan; 2], max_threads: u32) -> anyhow::Result<[Tar
     Ok([a, b])
 }
 
+/// Opens one side on its own (a managed server is installed, started and awaited from
+/// the calling thread, which must outlive it).
+pub fn open_one(plan: &SidePlan, max_threads: u32) -> anyhow::Result<Target> {
+    match launch_of(plan, max_threads) {
+        Some(launch) => {
+            let mut server = ManagedServer::install(&launch)?;
+            server.spawn(&launch)?;
+            server.wait_ready()?;
+            Ok(Target::managed(plan, server))
+        }
+        None => Target::external(plan, max_threads),
+    }
+}
+
 fn launch_of(plan: &SidePlan, max_threads: u32) -> Option<ServerLaunch<'_>> {
     match &plan.target {
         TargetSpec::Managed { binary, options } => Some(ServerLaunch {

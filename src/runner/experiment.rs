@@ -1,13 +1,9 @@
 //! The experiment from start to end: open both targets, read their facts, prepare the
 //! data, run the hooks and the rounds in schedule order, and always tear down.
 
-use std::sync::atomic::Ordering;
-
 use anyhow::{Context, bail};
 
-use super::progress::Progress;
-use super::round::{RoundSpec, run_round};
-use super::{hooks, interrupt};
+use super::hooks;
 use crate::exit::Interrupted;
 use crate::host::HostFacts;
 use crate::plan::Plan;
@@ -15,7 +11,6 @@ use crate::profile::Side;
 use crate::report;
 use crate::results::{self, ResultsFile, RoundStatus, RunStatus, SideInfo};
 use crate::server::facts::{self, ServerFacts};
-use crate::server::probe::ServerProbe;
 use crate::target::Target;
 use crate::workload::schema;
 
@@ -81,7 +76,7 @@ fn resumed(mut previous: ResultsFile) -> ResultsFile {
 }
 
 fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> anyhow::Result<()> {
-    let targets = open_targets(plan)?;
+    let mut targets = open_targets(plan)?;
     if resuming {
         check_same_servers(&targets, results)?;
     } else {
@@ -94,7 +89,7 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> a
         .zip(&plan.sides)
         .map(|(target, side)| hooks::snapshot(&target.admin, &side.hooks.all_but_teardown()))
         .collect();
-    let rounds = prepare_and_run(plan, &targets, results);
+    let rounds = prepare_and_run(plan, &mut targets, results);
     let mut teardown = Vec::new();
     for ((target, side), snapshot) in targets.iter().zip(&plan.sides).zip(&snapshots) {
         teardown.extend(hooks::teardown(
@@ -196,7 +191,7 @@ fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
 
 /// Prepares both sides' data, in parallel unless both sides are the same database
 /// (then one after the other, so the second finds the first's tables).
-fn prepare_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<()> {
+pub(super) fn prepare_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<()> {
     let prepare = |t: &Target| {
         if t.server.is_none() && plan.workload.writes() && !plan.allow_foreign_tables {
             schema::check_foreign_tables(&t.client, &plan.workload, plan.max_threads())
@@ -246,106 +241,14 @@ fn warn_if_same(plan: &Plan, results: &mut ResultsFile) {
 
 fn prepare_and_run(
     plan: &Plan,
-    targets: &[Target; 2],
+    targets: &mut [Target; 2],
     results: &mut ResultsFile,
 ) -> anyhow::Result<()> {
     prepare_data(plan, targets)?;
     for (target, side) in targets.iter().zip(&plan.sides) {
         hooks::run(&target.admin, target.side, "setup", &side.hooks.setup)?;
     }
-    run_rounds(plan, targets, results)
-}
-
-fn run_rounds(plan: &Plan, targets: &[Target; 2], results: &mut ResultsFile) -> anyhow::Result<()> {
-    let slots = plan.schedule.slots(plan.seed);
-    let total = slots.len();
-    let unique = std::sync::Arc::new(crate::workload::random::UniqueSequence::new(plan.seed));
-    let progress = Progress::new(plan.schedule.estimated_time());
-    let done: Vec<u32> = results.rounds.iter().map(|r| r.position).collect();
-    let outcome = slots
-        .into_iter()
-        .filter(|s| !done.contains(&s.position))
-        .try_for_each(|slot| {
-            if interrupt::requested() {
-                return Err(Interrupted.into());
-            }
-            let target = &targets[slot.side as usize];
-            let hooks = &plan.side(slot.side).hooks;
-            hooks::run(
-                &target.admin,
-                slot.side,
-                "before_round",
-                &hooks.before_round,
-            )?;
-            let spec = RoundSpec {
-                slot,
-                connect: &target.client,
-                workload: &plan.workload,
-                client: &plan.client,
-                unique: std::sync::Arc::clone(&unique),
-                warmup: plan.schedule.warmup,
-                duration: plan.schedule.round_time,
-                seed: plan.seed ^ (u64::from(slot.position) << 40),
-                label: format!(
-                    "{} round {}/{} threads {}",
-                    slot.side,
-                    slot.index + 1,
-                    plan.schedule.rounds,
-                    slot.threads
-                ),
-                progress: &progress,
-            };
-            let mut probe =
-                ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));
-            let record = run_round(&spec, interrupt::flag(), &mut probe);
-            progress.line(&round_line(&record, total, plan.schedule.rounds));
-            let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());
-            results.rounds.push(record);
-            save(plan, results)?;
-            match status {
-                RoundStatus::Completed => {}
-                RoundStatus::Interrupted => return Err(Interrupted.into()),
-                RoundStatus::Failed => {
-                    bail!(
-                        "{} side, {} threads, round {}: {reason}",
-                        slot.side,
-                        slot.threads,
-                        slot.index + 1
-                    )
-                }
-            }
-            hooks::run(&target.admin, slot.side, "after_round", &hooks.after_round)?;
-            pause(plan);
-            Ok(())
-        });
-    progress.finish();
-    outcome
-}
-
-/// The line printed after each round.
-fn round_line(record: &crate::results::RoundRecord, total: usize, rounds: u32) -> String {
-    format!(
-        "abtest: [{}/{total}] {:<8} threads {:<4} round {}/{rounds}: {:>10.1} tps, mean {:.3} ms, p95 {:.3} ms{}",
-        record.position + 1,
-        record.side.as_str(),
-        record.threads,
-        record.index + 1,
-        record.tps,
-        record.latency_ms.mean,
-        record.latency_ms.p95,
-        record
-            .reason
-            .as_deref()
-            .map(|r| format!(" ({r})"))
-            .unwrap_or_default()
-    )
-}
-
-fn pause(plan: &Plan) {
-    let deadline = std::time::Instant::now() + plan.schedule.pause;
-    while std::time::Instant::now() < deadline && !interrupt::flag().load(Ordering::SeqCst) {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    super::rounds::run_rounds(plan, targets, results, &mut |r| save(plan, r))
 }
 
 fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) {

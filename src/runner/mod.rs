@@ -9,5 +9,6 @@ pub mod hooks;
 pub mod interrupt;
 pub mod progress;
 pub mod round;
+pub mod rounds;
 pub mod schedule;
 pub mod worker;

@@ -263,6 +263,19 @@ impl ManagedServer {
         )
     }
 
+    /// Whether the server process is still running.
+    pub fn is_alive(&self) -> bool {
+        let Some(pid) = self.pid() else { return false };
+        // A child that died but is not reaped yet is a zombie: state `Z` in /proc.
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().next().map(String::from))
+            })
+            .is_some_and(|state| state != "Z" && state != "X")
+    }
+
     /// Process id of the server.
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(Child::id)

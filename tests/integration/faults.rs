@@ -401,3 +401,63 @@ fn resume_continues_from_the_next_round_and_refuses_a_changed_plan() {
     );
     sandbox.assert_nothing_left();
 }
+
+#[test]
+fn on_server_loss_retry_restarts_the_server_and_reruns_the_round() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let args = [
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+        "--on-server-loss",
+        "retry",
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--rounds",
+        "2",
+        "--round-time",
+        "2s",
+        "--warmup",
+        "0s",
+        "--table-size",
+        "1000",
+    ];
+    let mut running = sandbox.spawn(&args);
+    running.wait_rounds(1, Duration::from_secs(60));
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on the server the test's abtest started.
+    unsafe { libc::kill(server_pid(&sandbox, "variant"), libc::SIGKILL) };
+    assert_eq!(
+        running.wait_exit(Duration::from_secs(90)),
+        Some(0),
+        "{}",
+        running.stderr()
+    );
+    let results = running.results();
+    assert_eq!(results["status"], "completed");
+    let rounds = results["rounds"].as_array().unwrap();
+    let failed: Vec<&serde_json::Value> =
+        rounds.iter().filter(|r| r["status"] == "failed").collect();
+    assert_eq!(failed.len(), 1, "the lost round is kept, marked failed");
+    let position = &failed[0]["position"];
+    assert!(
+        rounds
+            .iter()
+            .any(|r| r["position"] == *position && r["status"] == "completed"),
+        "and run again"
+    );
+    assert_eq!(
+        rounds.iter().filter(|r| r["status"] == "completed").count(),
+        4
+    );
+    let warnings = results["warnings"].to_string();
+    assert!(
+        warnings.contains("variant server lost in round 1") && warnings.contains("restarted"),
+        "{warnings}"
+    );
+    sandbox.assert_nothing_left();
+}
