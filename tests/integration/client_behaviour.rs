@@ -3,30 +3,20 @@
 
 use serde_json::Value;
 
-use crate::support::{QUICK, Sandbox, server_lock, text};
+use crate::support::{QUICK, Sandbox, server_lock};
 
 fn run(sandbox: &Sandbox, extra: &[&str]) -> (Option<i32>, Value, String) {
-    let json = sandbox.path("run.json");
     let mut args = vec![
         "--baseline",
         "profiles/mariadb.toml",
         "--variant",
         "profiles/mariadb.toml",
-        "--threads",
-        "2",
-        "--rounds",
-        "2",
-        "--json",
-        json.to_str().unwrap(),
     ];
+    args.extend(["--threads", "2", "--rounds", "2"]);
     args.extend(QUICK);
     args.extend(extra);
-    let output = sandbox.run(&args);
-    let (stdout, stderr) = text(&output);
-    let results = std::fs::read_to_string(&json)
-        .map(|t| serde_json::from_str(&t).unwrap())
-        .unwrap_or(Value::Null);
-    (output.status.code(), results, stdout + &stderr)
+    let finished = sandbox.run_json(&args);
+    (finished.code, finished.results, finished.output)
 }
 
 #[test]

@@ -273,3 +273,29 @@ pub fn server_pid(sandbox: &Sandbox, side: &str) -> i32 {
     }
     panic!("no {side} server running");
 }
+
+/// What a finished run left: its exit code, its results file (or null) and its output.
+pub struct Finished {
+    pub code: Option<i32>,
+    pub results: serde_json::Value,
+    pub output: String,
+}
+
+impl Sandbox {
+    /// Runs abtest with `args` plus `--json` into the sandbox and reads everything back.
+    pub fn run_json(&self, args: &[&str]) -> Finished {
+        let json = self.path("results.json");
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["--json", json.to_str().unwrap()]);
+        let output = self.run(&all);
+        let (stdout, stderr) = text(&output);
+        let results = std::fs::read_to_string(&json)
+            .map(|t| serde_json::from_str(&t).unwrap())
+            .unwrap_or(serde_json::Value::Null);
+        Finished {
+            code: output.status.code(),
+            results,
+            output: stdout + &stderr,
+        }
+    }
+}

@@ -2,25 +2,13 @@
 
 use serde_json::Value;
 
-use crate::support::{Sandbox, server_lock, text};
+use crate::support::{Sandbox, server_lock};
 
 fn run(sandbox: &Sandbox, args: &[&str]) -> (Option<i32>, Value, String) {
-    let json = sandbox.path("sweep.json");
-    let mut all = vec![
-        "--json",
-        json.to_str().unwrap(),
-        "--table-size",
-        "1000",
-        "--warmup",
-        "500ms",
-    ];
+    let mut all = vec!["--table-size", "1000", "--warmup", "500ms"];
     all.extend(args);
-    let output = sandbox.run(&all);
-    let (stdout, stderr) = text(&output);
-    let results = std::fs::read_to_string(&json)
-        .map(|t| serde_json::from_str(&t).unwrap())
-        .unwrap_or(Value::Null);
-    (output.status.code(), results, stdout + &stderr)
+    let finished = sandbox.run_json(&all);
+    (finished.code, finished.results, finished.output)
 }
 
 #[test]
