@@ -2,6 +2,7 @@
 //! both sides in run order (so drift and alternation are visible), the latency
 //! percentile curves from each side's merged histogram, and the thread sweep.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::profile::Side;
@@ -24,6 +25,40 @@ fn failed<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow::anyhow!("drawing a chart failed: {e:?}")
 }
 
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws one SVG chart: the frame, `body`'s series, and the legend at `legend`.
+fn svg_chart(
+    caption: &str,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+    legend: SeriesLabelPosition,
+    body: impl FnOnce(&mut Chart<'_, '_>) -> anyhow::Result<()>,
+) -> anyhow::Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(failed)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(caption, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(32)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x, y)
+            .map_err(failed)?;
+        body(&mut chart)?;
+        chart
+            .configure_series_labels()
+            .position(legend)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()
+            .map_err(failed)?;
+        root.present().map_err(failed)?;
+    }
+    Ok(svg)
+}
+
 fn completed(results: &ResultsFile, threads: u32) -> Vec<&RoundRecord> {
     results
         .rounds
@@ -43,75 +78,57 @@ pub fn rounds_chart(
     let (low, high) = bounds(rounds.iter().map(|r| r.tps));
     let first = rounds.first().map_or(0, |r| r.position) as f64;
     let last = rounds.last().map_or(1, |r| r.position) as f64;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(failed)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("TPS per round in run order, {threads} threads"),
-                ("sans-serif", 16),
-            )
-            .margin(12)
-            .x_label_area_size(32)
-            .y_label_area_size(64)
-            .build_cartesian_2d(first - 0.5..last + 0.5, low..high)
-            .map_err(failed)?;
-        chart
-            .configure_mesh()
-            .x_desc("position in the run")
-            .y_desc("TPS")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .disable_x_mesh()
-            .draw()
-            .map_err(failed)?;
-        for side in Side::BOTH {
-            let points: Vec<(f64, f64)> = rounds
-                .iter()
-                .filter(|r| r.side == side)
-                .map(|r| (r.position as f64, r.tps))
-                .collect();
-            let c = color(side);
-            if let Some(summary) = comparison.map(|c| {
-                if side == Side::Baseline {
-                    c.baseline
-                } else {
-                    c.variant
-                }
-            }) {
-                let half = 1.96 * summary.sd / (summary.n as f64).sqrt();
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        [
-                            (first - 0.5, summary.mean - half),
-                            (last + 0.5, summary.mean + half),
-                        ],
-                        c.mix(0.15).filled(),
-                    )))
-                    .map_err(failed)?;
-                chart
-                    .draw_series(LineSeries::new(
-                        [(first - 0.5, summary.mean), (last + 0.5, summary.mean)],
-                        c.stroke_width(1),
-                    ))
-                    .map_err(failed)?;
-            }
+    let caption = format!("TPS per round in run order, {threads} threads");
+    svg_chart(
+        &caption,
+        first - 0.5..last + 0.5,
+        low..high,
+        SeriesLabelPosition::UpperRight,
+        |chart| {
             chart
-                .draw_series(points.iter().map(|&p| Circle::new(p, 4, c.filled())))
-                .map_err(failed)?
-                .label(side.as_str())
-                .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(failed)?;
-        root.present().map_err(failed)?;
-    }
-    Ok(svg)
+                .configure_mesh()
+                .x_desc("position in the run")
+                .y_desc("TPS")
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .y_label_formatter(&|y| format!("{y:.0}"))
+                .disable_x_mesh()
+                .draw()
+                .map_err(failed)?;
+            for side in Side::BOTH {
+                let c = color(side);
+                if let Some(summary) = comparison.map(|c| {
+                    if side == Side::Baseline {
+                        c.baseline
+                    } else {
+                        c.variant
+                    }
+                }) {
+                    let half = 1.96 * summary.sd / (summary.n as f64).sqrt();
+                    let band = [
+                        (first - 0.5, summary.mean - half),
+                        (last + 0.5, summary.mean + half),
+                    ];
+                    chart
+                        .draw_series(std::iter::once(Rectangle::new(band, c.mix(0.15).filled())))
+                        .map_err(failed)?;
+                    let mean = [(first - 0.5, summary.mean), (last + 0.5, summary.mean)];
+                    chart
+                        .draw_series(LineSeries::new(mean, c.stroke_width(1)))
+                        .map_err(failed)?;
+                }
+                let points = rounds
+                    .iter()
+                    .filter(|r| r.side == side)
+                    .map(|r| (r.position as f64, r.tps));
+                chart
+                    .draw_series(points.map(|p| Circle::new(p, 4, c.filled())))
+                    .map_err(failed)?
+                    .label(side.as_str())
+                    .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Latency against percentile (p50 to p99.9, on a log scale of 1/(1 − p)) from each
@@ -124,55 +141,41 @@ pub fn latency_chart(results: &ResultsFile, threads: u32) -> anyhow::Result<Stri
         .collect();
     let (_, high) = bounds(curves.iter().flat_map(|(_, c)| c.iter().map(|p| p.1)));
     let scale = |p: f64| -(1.0 - p / 100.0).log10();
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(failed)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("Latency by percentile, {threads} threads"),
-                ("sans-serif", 16),
-            )
-            .margin(12)
-            .x_label_area_size(32)
-            .y_label_area_size(64)
-            .build_cartesian_2d(scale(50.0)..scale(99.9), 0.0..high)
-            .map_err(failed)?;
-        chart
-            .configure_mesh()
-            .x_desc("percentile")
-            .y_desc("latency (ms)")
-            .x_labels(4)
-            .x_label_formatter(&|x| {
-                let p = 100.0 * (1.0 - 10f64.powf(-x));
-                format!("p{}", (p * 10.0).round() / 10.0)
-            })
-            .draw()
-            .map_err(failed)?;
-        for (side, curve) in curves {
-            let c = color(side);
-            let points: Vec<(f64, f64)> = curve.iter().map(|&(p, v)| (scale(p), v)).collect();
+    let caption = format!("Latency by percentile, {threads} threads");
+    svg_chart(
+        &caption,
+        scale(50.0)..scale(99.9),
+        0.0..high,
+        SeriesLabelPosition::UpperLeft,
+        |chart| {
             chart
-                .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
-                .map_err(failed)?
-                .label(side.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
-                });
-            chart
-                .draw_series(points.into_iter().map(|p| Circle::new(p, 3, c.filled())))
+                .configure_mesh()
+                .x_desc("percentile")
+                .y_desc("latency (ms)")
+                .x_labels(4)
+                .x_label_formatter(&|x| {
+                    let p = 100.0 * (1.0 - 10f64.powf(-x));
+                    format!("p{}", (p * 10.0).round() / 10.0)
+                })
+                .draw()
                 .map_err(failed)?;
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(failed)?;
-        root.present().map_err(failed)?;
-    }
-    Ok(svg)
+            for (side, curve) in curves {
+                let c = color(side);
+                let points: Vec<(f64, f64)> = curve.iter().map(|&(p, v)| (scale(p), v)).collect();
+                chart
+                    .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
+                    .map_err(failed)?
+                    .label(side.as_str())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
+                    });
+                chart
+                    .draw_series(points.into_iter().map(|p| Circle::new(p, 3, c.filled())))
+                    .map_err(failed)?;
+            }
+            Ok(())
+        },
+    )
 }
 
 fn percentile_curve(
@@ -214,71 +217,59 @@ pub fn sweep_chart(comparisons: &[Comparison]) -> anyhow::Result<String> {
         ]
     }));
     let levels: Vec<u32> = tps.iter().map(|c| c.threads).collect();
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(failed)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption("TPS by thread level", ("sans-serif", 16))
-            .margin(12)
-            .x_label_area_size(32)
-            .y_label_area_size(64)
-            .build_cartesian_2d(-0.5..levels.len() as f64 - 0.5, 0.0..high)
-            .map_err(failed)?;
-        chart
-            .configure_mesh()
-            .x_desc("threads")
-            .y_desc("TPS")
-            .x_labels(levels.len())
-            .x_label_formatter(&|x| {
-                levels
-                    .get(x.round() as usize)
-                    .map(u32::to_string)
-                    .unwrap_or_default()
-            })
-            .draw()
-            .map_err(failed)?;
-        for side in Side::BOTH {
-            let c = color(side);
-            let points: Vec<(f64, f64, f64)> = tps
-                .iter()
-                .enumerate()
-                .map(|(i, comparison)| {
-                    let s = if side == Side::Baseline {
-                        comparison.baseline
-                    } else {
-                        comparison.variant
-                    };
-                    (i as f64, s.mean, 1.96 * s.sd / (s.n as f64).sqrt())
+    let x = -0.5..levels.len() as f64 - 0.5;
+    svg_chart(
+        "TPS by thread level",
+        x,
+        0.0..high,
+        SeriesLabelPosition::UpperRight,
+        |chart| {
+            chart
+                .configure_mesh()
+                .x_desc("threads")
+                .y_desc("TPS")
+                .x_labels(levels.len())
+                .x_label_formatter(&|x| {
+                    levels
+                        .get(x.round() as usize)
+                        .map(u32::to_string)
+                        .unwrap_or_default()
                 })
-                .collect();
-            chart
-                .draw_series(LineSeries::new(
-                    points.iter().map(|p| (p.0, p.1)),
-                    c.stroke_width(2),
-                ))
-                .map_err(failed)?
-                .label(side.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
-                });
-            chart
-                .draw_series(
-                    points.iter().map(|&(x, y, e)| {
-                        ErrorBar::new_vertical(x, y - e, y, y + e, c.filled(), 8)
-                    }),
-                )
+                .draw()
                 .map_err(failed)?;
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(failed)?;
-        root.present().map_err(failed)?;
-    }
-    Ok(svg)
+            for side in Side::BOTH {
+                let c = color(side);
+                let points: Vec<(f64, f64, f64)> = tps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, comparison)| {
+                        let s = if side == Side::Baseline {
+                            comparison.baseline
+                        } else {
+                            comparison.variant
+                        };
+                        (i as f64, s.mean, 1.96 * s.sd / (s.n as f64).sqrt())
+                    })
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(
+                        points.iter().map(|p| (p.0, p.1)),
+                        c.stroke_width(2),
+                    ))
+                    .map_err(failed)?
+                    .label(side.as_str())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
+                    });
+                chart
+                    .draw_series(points.iter().map(|&(x, y, e)| {
+                        ErrorBar::new_vertical(x, y - e, y, y + e, c.filled(), 8)
+                    }))
+                    .map_err(failed)?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// A range that holds every value with a little room, starting at zero for positives.

@@ -461,3 +461,71 @@ fn on_server_loss_retry_restarts_the_server_and_reruns_the_round() {
     );
     sandbox.assert_nothing_left();
 }
+
+/// A small tmpfs, unmounted when dropped.
+struct SmallDisk(std::path::PathBuf);
+
+impl SmallDisk {
+    fn mount(path: std::path::PathBuf, size: &str) -> SmallDisk {
+        std::fs::create_dir_all(&path).unwrap();
+        let status = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(status.success(), "mounting a tmpfs needs root");
+        SmallDisk(path)
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_keeps_the_previous_results_file_intact() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let disk = SmallDisk::mount(sandbox.path("disk"), "80k");
+    let json = disk.0.join("results.json");
+    let output = sandbox.run(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb-audit.toml",
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--rounds",
+        "3",
+        "--round-time",
+        "500ms",
+        "--warmup",
+        "0s",
+        "--table-size",
+        "1000",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap())
+        .expect("the previous results file is still whole");
+    assert!(saved["rounds"].as_array().unwrap().len() < 6, "{saved}");
+    let leftovers: Vec<_> = std::fs::read_dir(&disk.0)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        leftovers.len(),
+        1,
+        "no temporary file left beside it: {leftovers:?}"
+    );
+    drop(disk);
+    sandbox.assert_nothing_left();
+}

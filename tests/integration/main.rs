@@ -15,3 +15,4 @@ mod safety;
 mod secrets;
 mod support;
 mod sweep;
+mod sysbench_bridge;
