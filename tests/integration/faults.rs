@@ -223,8 +223,8 @@ fn a_stalled_server_turns_into_counted_errors_not_a_hang() {
         "timeouts are counted as 2013: {failed}"
     );
     assert!(
-        failed["duration_s"].as_f64().unwrap() < 4.0,
-        "the round ended on time: {failed}"
+        failed["duration_s"].as_f64().unwrap() < 10.0,
+        "the 2 s round ended, it did not hang: {failed}"
     );
     sandbox.assert_nothing_left();
 }
