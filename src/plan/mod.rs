@@ -1,0 +1,336 @@
+//! The resolved plan: both profiles, the workload and the schedule, validated before
+//! anything connects. Every check that can fail without a server lives here, so a bad
+//! flag or profile costs the user a second, not a half-finished run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::analysis::AnalysisOptions;
+pub use crate::cli::OnServerLoss;
+use crate::cli::RunArgs;
+use crate::exit::UsageError;
+use crate::profile::{Hooks, Side, TlsMode};
+use crate::runner::errors::IgnoreErrors;
+use crate::runner::schedule::Schedule;
+use crate::secret::Secret;
+use crate::workload::WorkloadSpec;
+
+mod side;
+
+pub use side::{find_program, find_server_binary, resolve_side};
+
+/// Everything needed to run an experiment, resolved and validated.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// Baseline and variant, in that order.
+    pub sides: [SidePlan; 2],
+    /// The workload both sides run.
+    pub workload: WorkloadSpec,
+    /// Rounds, levels and timing.
+    pub schedule: Schedule,
+    /// How the client drives the servers.
+    pub client: ClientOptions,
+    /// How the results are analysed.
+    pub analysis: AnalysisOptions,
+    /// Seed for data, order and workload randomness.
+    pub seed: u64,
+    /// Files to write.
+    pub outputs: Outputs,
+    /// Whether a write workload may run in an external database holding other tables.
+    pub allow_foreign_tables: bool,
+    /// The command line that reproduces this run (never holds a secret).
+    pub command_line: String,
+    /// Problems worth a warning that do not stop the run.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+}
+
+/// The files a run writes.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Outputs {
+    /// Results JSON, rewritten after every round.
+    pub json: Option<PathBuf>,
+    /// Markdown report, written at the end.
+    pub markdown: Option<PathBuf>,
+    /// HTML report, written at the end.
+    pub html: Option<PathBuf>,
+    /// Rounds CSV, rewritten after every round.
+    pub csv: Option<PathBuf>,
+}
+
+impl Outputs {
+    /// Every output path that was given.
+    pub fn paths(&self) -> impl Iterator<Item = &PathBuf> {
+        [&self.json, &self.markdown, &self.html, &self.csv]
+            .into_iter()
+            .flatten()
+    }
+}
+
+/// How the client drives the servers, the same for both sides.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientOptions {
+    /// Open-loop arrival rate (events per second), if any.
+    pub rate: Option<f64>,
+    /// Errors counted and retried.
+    pub ignore_errors: IgnoreErrors,
+    /// What to do when a managed server dies mid-round.
+    pub on_server_loss: OnServerLoss,
+    /// Statement read/write timeout, if any.
+    #[serde(with = "crate::serde_secs::option")]
+    pub query_timeout: Option<Duration>,
+    /// Progress line interval.
+    #[serde(with = "crate::serde_secs::option")]
+    pub report_interval: Option<Duration>,
+}
+
+/// One side of the plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct SidePlan {
+    /// Which side this is.
+    pub side: Side,
+    /// Label in reports.
+    pub name: String,
+    /// Profile file it came from.
+    pub profile: PathBuf,
+    /// The server to run against.
+    pub target: TargetSpec,
+    /// Client-side settings.
+    pub client: ClientSpec,
+    /// SQL hooks of this side.
+    pub hooks: Hooks,
+}
+
+/// Where a side's server comes from.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TargetSpec {
+    /// A throwaway server that abtest starts.
+    Managed {
+        /// Server binary.
+        binary: PathBuf,
+        /// `--key=value` options from the profile.
+        options: BTreeMap<String, String>,
+    },
+    /// A server someone else runs.
+    External {
+        /// How to reach it.
+        endpoint: Endpoint,
+        /// Login name.
+        user: String,
+        /// Password, never serialised.
+        #[serde(skip)]
+        password: Option<Secret>,
+        /// Database holding the sbtest tables.
+        database: String,
+    },
+}
+
+/// A network address or a Unix socket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Endpoint {
+    /// TCP host and port.
+    Tcp {
+        /// Host name or address.
+        host: String,
+        /// Port.
+        port: u16,
+    },
+    /// Unix socket path.
+    Socket {
+        /// Socket path.
+        path: PathBuf,
+    },
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Tcp { host, port } => write!(f, "{host}:{port}"),
+            Endpoint::Socket { path } => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// Client-side settings applied to every connection of a side.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ClientSpec {
+    /// TLS mode.
+    pub tls: TlsMode,
+    /// CA certificate for verification.
+    pub tls_ca: Option<PathBuf>,
+    /// `SET SESSION` assignments, values already rendered as SQL literals.
+    pub session: BTreeMap<String, String>,
+}
+
+impl Plan {
+    /// Resolves the command line and both profiles into a plan, or a usage error.
+    pub fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
+        let seed = cli.schedule.seed.unwrap_or_else(crate::secret::random_u64);
+        let schedule = resolve_schedule(cli, seed)?;
+        let workload = WorkloadSpec::resolve(&cli.workload)?;
+        let analysis = AnalysisOptions::from_args(&cli.analysis)?;
+        let mut warnings = Vec::new();
+        let baseline = resolve_side(
+            required(&cli.baseline, "--baseline")?,
+            Side::Baseline,
+            &mut warnings,
+        )?;
+        let variant = resolve_side(
+            required(&cli.variant, "--variant")?,
+            Side::Variant,
+            &mut warnings,
+        )?;
+        Ok(Plan {
+            sides: [baseline, variant],
+            workload,
+            schedule,
+            allow_foreign_tables: cli.workload.allow_foreign_tables,
+            client: resolve_client_options(cli)?,
+            analysis,
+            seed,
+            outputs: Outputs {
+                json: cli.json.clone(),
+                markdown: cli.markdown.clone(),
+                html: cli.html.clone(),
+                csv: cli.csv.clone(),
+            },
+            command_line,
+            warnings,
+        })
+    }
+
+    /// The plan of one side.
+    pub fn side(&self, side: Side) -> &SidePlan {
+        &self.sides[side as usize]
+    }
+
+    /// The largest thread level, which sizes `max_connections`.
+    pub fn max_threads(&self) -> u32 {
+        self.schedule.levels.iter().copied().max().unwrap_or(1)
+    }
+
+    /// Human-readable plan for `--dry-run`.
+    pub fn describe(&self) -> String {
+        let mut out = String::new();
+        for side in &self.sides {
+            out.push_str(&format!(
+                "{:<9} {} ({})\n          {}\n",
+                side.side.as_str(),
+                side.name,
+                side.profile.display(),
+                describe_target(side)
+            ));
+        }
+        let s = &self.schedule;
+        out.push_str(&format!("workload  {}\n", self.workload.describe()));
+        out.push_str(&format!(
+            "schedule  threads {:?}, {} rounds per side, {} order, warm-up {}, round {}, pause {}\n",
+            s.levels,
+            s.rounds,
+            serde_json::to_value(s.order).unwrap_or_default().as_str().unwrap_or("?"),
+            humantime::format_duration(s.warmup),
+            humantime::format_duration(s.round_time),
+            humantime::format_duration(s.pause),
+        ));
+        let order: String = s
+            .slots(self.seed)
+            .iter()
+            .map(|slot| slot.side.letter())
+            .collect();
+        out.push_str(&format!("order     {order} (seed {})\n", self.seed));
+        out.push_str(&format!(
+            "estimate  {} for {} rounds, plus server start and data preparation\n",
+            humantime::format_duration(round_secs(s.estimated_time())),
+            s.total_rounds()
+        ));
+        out
+    }
+}
+
+fn required<'a>(path: &'a Option<PathBuf>, flag: &str) -> anyhow::Result<&'a Path> {
+    path.as_deref()
+        .ok_or_else(|| UsageError::err(format!("{flag} FILE is required")))
+}
+
+fn round_secs(duration: Duration) -> Duration {
+    Duration::from_secs(duration.as_secs())
+}
+
+fn describe_target(side: &SidePlan) -> String {
+    let tls = serde_json::to_value(side.client.tls).unwrap_or_default();
+    let tls = tls.as_str().unwrap_or("?");
+    match &side.target {
+        TargetSpec::Managed { binary, options } => {
+            let options: Vec<String> = options.iter().map(|(k, v)| format!("--{k}={v}")).collect();
+            format!(
+                "managed {} {} (client TLS {tls})",
+                binary.display(),
+                options.join(" ")
+            )
+        }
+        TargetSpec::External {
+            endpoint,
+            user,
+            database,
+            ..
+        } => format!("external {user}@{endpoint}/{database} (client TLS {tls})"),
+    }
+}
+
+fn resolve_client_options(cli: &RunArgs) -> anyhow::Result<ClientOptions> {
+    let args = &cli.client;
+    if let Some(rate) = args.rate
+        && !(rate > 0.0 && rate.is_finite())
+    {
+        return Err(UsageError::err(format!(
+            "--rate {rate} must be a number of events per second above zero"
+        )));
+    }
+    if args.report_interval.is_some_and(|d| d.is_zero()) {
+        return Err(UsageError::err(
+            "--report-interval must be longer than zero, such as 1s",
+        ));
+    }
+    Ok(ClientOptions {
+        rate: args.rate,
+        ignore_errors: args.ignore_errors.clone(),
+        query_timeout: Some(args.query_timeout).filter(|d| !d.is_zero()),
+        on_server_loss: args.on_server_loss,
+        report_interval: args.report_interval,
+    })
+}
+
+fn resolve_schedule(cli: &RunArgs, seed: u64) -> anyhow::Result<Schedule> {
+    let args = &cli.schedule;
+    if args.rounds < 2 {
+        return Err(UsageError::err(format!(
+            "--rounds {} is too few: a variance needs at least 2 rounds per side; use 5 or more",
+            args.rounds
+        )));
+    }
+    if args.round_time.is_zero() {
+        return Err(UsageError::err(
+            "--round-time must be longer than zero; use e.g. 30s",
+        ));
+    }
+    let levels = &cli.workload.threads;
+    if levels.is_empty() || levels.contains(&0) {
+        return Err(UsageError::err(format!(
+            "--threads {levels:?} must be one or more numbers above zero, such as 8 or 16,32,64"
+        )));
+    }
+    Ok(Schedule {
+        levels: Schedule::order_levels(levels, args.level_order, seed),
+        rounds: args.rounds,
+        round_time: args.round_time,
+        warmup: args.warmup,
+        pause: args.pause,
+        order: args.order,
+        level_order: args.level_order,
+    })
+}
