@@ -16,15 +16,19 @@ const EXAMPLE: &str = "\
 Example: does the server_audit plugin cost more than 5 % of TPS?
 
   abtest --baseline profiles/mariadb.toml --variant profiles/mariadb-audit.toml \\
-         --workload oltp_point_select --threads 8 --rounds 5 --round-time 5s
+         --workload oltp_point_select --threads 8 --rounds 5 --round-time 5s \\
+         --max-tps-loss 5%
 
 Each side gets its own throwaway MariaDB, the same sbtest data, and the same workload.
 Rounds alternate baseline/variant (ABBA order by default); every round gives one sample
 per metric, and Welch's t-test with a Fieller interval turns them into a % change with a
 95 % confidence interval.
 
-Exit codes: 0 completed, 1 runtime failure, 2 usage or configuration error,
-130 interrupted (partial results saved).";
+With a tolerance, the answer is a verdict: GO (exit 0), NO-GO (exit 3) or INCONCLUSIVE
+(exit 4, with the rounds needed to decide).
+
+Exit codes: 0 completed or GO, 1 runtime failure, 2 usage or configuration error,
+3 NO-GO, 4 INCONCLUSIVE, 130 interrupted (partial results saved).";
 
 /// Command-line interface of abtest.
 #[derive(Debug, Parser)]
