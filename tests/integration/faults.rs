@@ -23,6 +23,21 @@ const LONG_RUN: &[&str] = &[
     "1000",
 ];
 
+/// Starts an A/A run of LONG_RUN on two managed servers and waits for its first round.
+fn long_run(sandbox: &Sandbox, extra: &[&str]) -> crate::support::Running {
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+    ];
+    args.extend(LONG_RUN);
+    args.extend(extra);
+    let mut running = sandbox.spawn(&args);
+    running.wait_rounds(1, Duration::from_secs(60));
+    running
+}
+
 #[test]
 fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
     let _lock = server_lock();
@@ -99,15 +114,7 @@ fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
 fn second_ctrl_c_exits_at_once_without_orphans() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut args = vec![
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        "profiles/mariadb.toml",
-    ];
-    args.extend(LONG_RUN);
-    let mut running = sandbox.spawn(&args);
-    running.wait_rounds(1, Duration::from_secs(60));
+    let mut running = long_run(&sandbox, &[]);
     running.signal(libc::SIGINT);
     running.signal(libc::SIGINT);
     assert_eq!(
@@ -124,15 +131,7 @@ fn second_ctrl_c_exits_at_once_without_orphans() {
 fn sigterm_is_handled_like_ctrl_c() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut args = vec![
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        "profiles/mariadb.toml",
-    ];
-    args.extend(LONG_RUN);
-    let mut running = sandbox.spawn(&args);
-    running.wait_rounds(1, Duration::from_secs(60));
+    let mut running = long_run(&sandbox, &[]);
     running.signal(libc::SIGTERM);
     assert_eq!(
         running.wait_exit(Duration::from_secs(60)),
@@ -148,15 +147,7 @@ fn sigterm_is_handled_like_ctrl_c() {
 fn a_killed_server_fails_the_round_naming_the_side() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut args = vec![
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        "profiles/mariadb.toml",
-    ];
-    args.extend(LONG_RUN);
-    let mut running = sandbox.spawn(&args);
-    running.wait_rounds(1, Duration::from_secs(60));
+    let mut running = long_run(&sandbox, &[]);
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: kill(2) on the server the test's abtest started.
     unsafe { libc::kill(server_pid(&sandbox, "variant"), libc::SIGKILL) };
@@ -191,17 +182,7 @@ fn a_killed_server_fails_the_round_naming_the_side() {
 fn a_stalled_server_turns_into_counted_errors_not_a_hang() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut args = vec![
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        "profiles/mariadb.toml",
-        "--query-timeout",
-        "1s",
-    ];
-    args.extend(LONG_RUN);
-    let mut running = sandbox.spawn(&args);
-    running.wait_rounds(1, Duration::from_secs(60));
+    let mut running = long_run(&sandbox, &["--query-timeout", "1s"]);
     std::thread::sleep(Duration::from_millis(300));
     let pid = server_pid(&sandbox, "variant");
     // SAFETY: kill(2) on the server the test's abtest started.
