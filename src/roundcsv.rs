@@ -6,24 +6,10 @@ use std::path::Path;
 
 use crate::exit::UsageError;
 use crate::profile::Side;
+use crate::report::csv::NOT_METRICS;
 use crate::stats::compare::Sample;
 
 const KEYS: [&str; 3] = ["side", "threads", "round"];
-
-/// Columns of abtest's own rounds CSV that are labels or raw counts, not metrics.
-const NOT_METRICS: [&str; 11] = [
-    "position",
-    "status",
-    "started_at",
-    "reason",
-    "duration_s",
-    "transactions",
-    "reads",
-    "writes",
-    "other",
-    "errors",
-    "reconnects",
-];
 
 /// Reads per-round samples. Errors name the file, the line and the fix.
 pub fn read(path: &Path) -> anyhow::Result<Vec<Sample>> {

@@ -4,6 +4,21 @@
 
 use crate::results::{ResultsFile, RoundRecord};
 
+/// Columns of the rounds CSV that are labels or raw counts, not metrics to compare;
+/// `abtest analyze` skips them when it reads the file back.
+pub const NOT_METRICS: [&str; 10] = [
+    "position",
+    "status",
+    "started_at",
+    "duration_s",
+    "transactions",
+    "reads",
+    "writes",
+    "other",
+    "errors",
+    "reconnects",
+];
+
 const COLUMNS: [&str; 23] = [
     "side",
     "threads",

@@ -2,23 +2,15 @@
 
 use serde_json::Value;
 
-use crate::support::{QUICK, Sandbox, server_lock, text};
+use crate::support::{QUICK, Sandbox, server_lock};
 
 fn run_json(sandbox: &Sandbox, args: &[&str]) -> (Value, String) {
-    let json = sandbox.path("results.json");
     let mut all: Vec<&str> = args.to_vec();
     all.extend(QUICK);
-    all.extend(["--json", json.to_str().unwrap()]);
-    let output = sandbox.run(&all);
-    let (stdout, stderr) = text(&output);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "stdout: {stdout}\nstderr: {stderr}"
-    );
-    let results: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    crate::support::assert_valid_results(&results);
-    (results, stdout)
+    let finished = sandbox.run_json(&all);
+    assert_eq!(finished.code, Some(0), "{}", finished.output);
+    crate::support::assert_valid_results(&finished.results);
+    (finished.results, finished.output)
 }
 
 #[test]
