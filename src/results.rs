@@ -225,12 +225,10 @@ impl ResultsFile {
         };
         let with_errors = completed().any(|r| !r.errors.is_empty());
         let mut metrics = options.run_metrics(with_errors);
-        let server = |r: &RoundRecord| r.server.clone().unwrap_or_default();
-        if completed().any(|r| server(r).cpu_us_per_tx.is_some()) {
-            metrics.push("server_cpu_us_per_tx".into());
-        }
-        if completed().any(|r| server(r).threads_running.is_some()) {
-            metrics.push("threads_running".into());
+        for server_metric in ["server_cpu_us_per_tx", "threads_running"] {
+            if completed().any(|r| r.metric(server_metric).is_some()) {
+                metrics.push(server_metric.into());
+            }
         }
         let samples = samples(&self.rounds, &metrics);
         let analysis = analysis::analyze(&samples, options);
