@@ -13,8 +13,6 @@ use crate::server::sandbox::{ManagedServer, ServerLaunch};
 pub struct Target {
     /// Which side.
     pub side: Side,
-    /// Label.
-    pub name: String,
     /// How workers connect.
     pub client: ConnectSpec,
     /// How hooks and fact queries connect (root for managed servers).
@@ -28,7 +26,6 @@ impl Target {
     pub fn managed(plan: &SidePlan, server: ManagedServer) -> Target {
         Target {
             side: plan.side,
-            name: plan.name.clone(),
             client: server.client_spec(&plan.client),
             admin: server.admin_spec(),
             server: Some(server),
@@ -60,7 +57,6 @@ impl Target {
         check_connection_limits(&mut conn, plan, max_threads)?;
         Ok(Target {
             side,
-            name: plan.name.clone(),
             admin: client.clone(),
             client,
             server: None,
