@@ -221,6 +221,11 @@ pub struct ClientArgs {
     /// Print a progress line on stderr every interval, as sysbench's --report-interval.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Client")]
     pub report_interval: Option<Duration>,
+
+    /// Scheduling policy of the client threads: batch (they never preempt the server on
+    /// wake-up, so a co-located client stays out of its way) or normal (as sysbench).
+    #[arg(long, value_enum, default_value_t = ClientSched::Batch, help_heading = "Client")]
+    pub client_sched: ClientSched,
 }
 
 /// How results are analysed; shared by a run and `abtest analyze`.
@@ -583,6 +588,16 @@ pub enum OnServerLoss {
     Fail,
     /// Restart the managed server and run the lost round again.
     Retry,
+}
+
+/// The Linux scheduling policy of the client threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientSched {
+    /// SCHED_BATCH: a waking client thread does not preempt a running server thread.
+    Batch,
+    /// SCHED_OTHER, the default of every process, and what sysbench runs with.
+    Normal,
 }
 
 /// The order in which the thread levels of a sweep run.

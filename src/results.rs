@@ -106,6 +106,10 @@ pub struct RoundRecord {
     pub latency_ms: LatencyMs,
     /// Events whose latency exceeded the histogram's range (recorded at its maximum).
     pub latency_saturated: u64,
+    /// abtest's own CPU time (user + system, all threads) over the measured period, µs
+    /// per transaction: the client's footprint on a shared host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cpu_us_per_tx: Option<f64>,
     /// What the server did during the measured period.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerRound>,
@@ -131,6 +135,7 @@ impl RoundRecord {
             "error_rate" => Some(self.error_rate()),
             "server_cpu_us_per_tx" => self.server.as_ref().and_then(|s| s.cpu_us_per_tx),
             "threads_running" => self.server.as_ref().and_then(|s| s.threads_running),
+            "client_cpu_us_per_tx" => self.client_cpu_us_per_tx,
             _ => self.histogram_percentile(name),
         }
     }

@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::analysis::AnalysisOptions;
-pub use crate::cli::OnServerLoss;
 use crate::cli::RunArgs;
+pub use crate::cli::{ClientSched, OnServerLoss};
 use crate::exit::UsageError;
 use crate::profile::{Hooks, Side, TlsMode};
 use crate::runner::errors::IgnoreErrors;
@@ -85,6 +85,8 @@ pub struct ClientOptions {
     /// Progress line interval.
     #[serde(with = "crate::serde_secs::option")]
     pub report_interval: Option<Duration>,
+    /// Scheduling policy of the client threads.
+    pub client_sched: ClientSched,
 }
 
 /// One side of the plan.
@@ -302,6 +304,7 @@ fn resolve_client_options(cli: &RunArgs) -> anyhow::Result<ClientOptions> {
         query_timeout: Some(args.query_timeout).filter(|d| !d.is_zero()),
         on_server_loss: args.on_server_loss,
         report_interval: args.report_interval,
+        client_sched: args.client_sched,
     })
 }
 

@@ -19,7 +19,7 @@ pub const NOT_METRICS: [&str; 10] = [
     "reconnects",
 ];
 
-const COLUMNS: [&str; 23] = [
+const COLUMNS: [&str; 24] = [
     "side",
     "threads",
     "round",
@@ -43,6 +43,7 @@ const COLUMNS: [&str; 23] = [
     "error_rate",
     "server_cpu_us_per_tx",
     "threads_running",
+    "client_cpu_us_per_tx",
 ];
 
 /// Renders the rounds as CSV.
@@ -88,5 +89,6 @@ fn row(r: &RoundRecord) -> Vec<String> {
         r.error_rate().to_string(),
         optional(server.cpu_us_per_tx),
         optional(server.threads_running),
+        optional(r.client_cpu_us_per_tx),
     ]
 }

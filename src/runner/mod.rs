@@ -10,5 +10,7 @@ pub mod interrupt;
 pub mod progress;
 pub mod round;
 pub mod rounds;
+pub mod sched;
 pub mod schedule;
+pub mod usage;
 pub mod worker;

@@ -17,6 +17,8 @@ use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use super::arrivals::Arrivals;
 use super::control::{MEASURE, RoundControl, STOP, WARMUP};
 use super::progress::{IntervalReporter, Progress};
+use super::sched;
+use super::usage;
 use super::worker::{self, WorkerSetup, WorkerStats};
 use crate::db::ConnectSpec;
 use crate::plan::ClientOptions;
@@ -89,10 +91,15 @@ pub fn run_round(
                 arrivals: arrivals.as_ref(),
             };
             let control = &control;
+            let policy = spec.client.client_sched;
             let spawned = std::thread::Builder::new()
                 .name(format!("worker-{id}"))
                 .stack_size(WORKER_STACK)
-                .spawn_scoped(scope, move || worker::run(setup, control));
+                .spawn_scoped(scope, move || {
+                    // Best effort: a kernel that refuses only loses the optimisation.
+                    let _ = sched::apply_to_current_thread(policy);
+                    worker::run(setup, control)
+                });
             match spawned {
                 Ok(handle) => handles.push(handle),
                 Err(e) => {
@@ -122,6 +129,8 @@ pub fn run_round(
 struct Timing {
     started_at: Option<SystemTime>,
     measured: Duration,
+    /// The process's CPU time when the measured period started and when it ended.
+    client_cpu: (Option<Duration>, Option<Duration>),
     spawn_error: Option<String>,
     connect_failed: bool,
     interrupted: bool,
@@ -163,6 +172,7 @@ fn coordinate(
     ) {
         probe.start();
         timing.started_at = Some(SystemTime::now());
+        let cpu_at_start = usage::process_cpu();
         let start = Instant::now();
         control.set_phase(MEASURE);
         let mut next_sample = start;
@@ -182,6 +192,7 @@ fn coordinate(
         );
         control.set_phase(STOP);
         timing.measured = start.elapsed();
+        timing.client_cpu = (cpu_at_start, usage::process_cpu());
     }
     control.set_phase(STOP);
     timing.interrupted = stop_requested();
@@ -279,6 +290,11 @@ fn build_record(
             max_queue_depth: (max_lag.as_secs_f64() * rate).round() as u64,
         }),
         histogram: encode_histogram(&histogram),
+        client_cpu_us_per_tx: usage::us_per_transaction(
+            timing.client_cpu.0,
+            timing.client_cpu.1,
+            events,
+        ),
         server: None,
     }
 }

@@ -55,7 +55,10 @@ fn managed_ab_run_records_every_round_and_leaves_nothing() {
             (14.0, 4.0, 2.0)
         );
         assert!(!round["histogram"].as_str().unwrap().is_empty());
+        let client_cpu = round["client_cpu_us_per_tx"].as_f64().unwrap();
+        assert!(client_cpu > 0.0 && client_cpu.is_finite(), "{round}");
     }
+    assert_eq!(results["plan"]["client"]["client_sched"], "batch");
     let comparisons = results["comparisons"].as_array().unwrap();
     let metrics: Vec<&str> = comparisons
         .iter()
@@ -111,8 +114,11 @@ fn aa_run_reports_no_significant_difference() {
             "0.01",
             "--seed",
             "11",
+            "--client-sched",
+            "normal",
         ],
     );
+    assert_eq!(results["plan"]["client"]["client_sched"], "normal");
     for c in results["comparisons"].as_array().unwrap() {
         assert_eq!(c["significant"], false, "A/A comparison flagged: {c}");
     }
