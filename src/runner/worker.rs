@@ -52,8 +52,9 @@ pub struct WorkerStats {
 impl WorkerStats {
     fn new() -> WorkerStats {
         WorkerStats {
-            histogram: Histogram::new_with_bounds(1, MAX_LATENCY_US, 3)
-                .expect("valid histogram bounds"),
+            // Grows with the largest latency seen (values are clamped to
+            // MAX_LATENCY_US), so a thousand fast workers do not each hold 70 KB.
+            histogram: Histogram::new(3).expect("valid histogram precision"),
             events: 0,
             queries: QueryCounts::default(),
             errors: BTreeMap::new(),
@@ -74,11 +75,15 @@ impl WorkerStats {
     }
 
     fn record_latency(&mut self, micros: u64) {
-        if micros > MAX_LATENCY_US {
+        // `record` grows the histogram to fit (`saturating_record` would clamp to its
+        // current range instead); the clamp bounds that growth at MAX_LATENCY_US.
+        let fits = self
+            .histogram
+            .record(micros.clamp(1, MAX_LATENCY_US))
+            .is_ok();
+        if micros > MAX_LATENCY_US || !fits {
             self.saturated += 1;
         }
-        self.histogram
-            .saturating_record(micros.clamp(1, MAX_LATENCY_US));
     }
 }
 
@@ -264,5 +269,33 @@ fn publish(live: &LiveCounters, counts: &QueryCounts, latency: Duration) {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .saturating_record(micros);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_grows_only_as_far_as_latencies_reach() {
+        let mut stats = WorkerStats::new();
+        stats.record_latency(250);
+        stats.record_latency(2_500);
+        let small = stats.histogram.distinct_values();
+        stats.record_latency(MAX_LATENCY_US * 10);
+        assert!(stats.histogram.distinct_values() > small);
+        assert_eq!(stats.saturated, 1);
+        assert_eq!(stats.histogram.len(), 3);
+        assert!(
+            stats
+                .histogram
+                .equivalent(stats.histogram.value_at_quantile(0.5), 2_500)
+        );
+        assert!(
+            stats
+                .histogram
+                .equivalent(stats.histogram.max(), MAX_LATENCY_US)
+        );
+        assert!(stats.histogram.equivalent(stats.histogram.min(), 250));
     }
 }
