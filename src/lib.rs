@@ -9,6 +9,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod commands;
+pub mod cpu;
 pub mod db;
 pub mod exit;
 pub mod host;

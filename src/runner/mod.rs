@@ -12,5 +12,4 @@ pub mod round;
 pub mod rounds;
 pub mod sched;
 pub mod schedule;
-pub mod usage;
 pub mod worker;

@@ -18,8 +18,8 @@ use super::arrivals::Arrivals;
 use super::control::{MEASURE, RoundControl, STOP, WARMUP};
 use super::progress::{IntervalReporter, Progress};
 use super::sched;
-use super::usage;
 use super::worker::{self, WorkerSetup, WorkerStats};
+use crate::cpu;
 use crate::db::ConnectSpec;
 use crate::plan::ClientOptions;
 use crate::results::{LatencyMs, OpenLoop, RoundRecord, RoundStatus};
@@ -129,8 +129,8 @@ pub fn run_round(
 struct Timing {
     started_at: Option<SystemTime>,
     measured: Duration,
-    /// The process's CPU time when the measured period started and when it ended.
-    client_cpu: (Option<Duration>, Option<Duration>),
+    /// abtest's own CPU time over the measured period.
+    client_cpu: Option<Duration>,
     spawn_error: Option<String>,
     connect_failed: bool,
     interrupted: bool,
@@ -172,7 +172,8 @@ fn coordinate(
     ) {
         probe.start();
         timing.started_at = Some(SystemTime::now());
-        let cpu_at_start = usage::process_cpu();
+        let own_cpu = || cpu::process_cpu(std::process::id());
+        let cpu_at_start = own_cpu();
         let start = Instant::now();
         control.set_phase(MEASURE);
         let mut next_sample = start;
@@ -192,7 +193,7 @@ fn coordinate(
         );
         control.set_phase(STOP);
         timing.measured = start.elapsed();
-        timing.client_cpu = (cpu_at_start, usage::process_cpu());
+        timing.client_cpu = cpu::spent(cpu_at_start, own_cpu());
     }
     control.set_phase(STOP);
     timing.interrupted = stop_requested();
@@ -290,11 +291,7 @@ fn build_record(
             max_queue_depth: (max_lag.as_secs_f64() * rate).round() as u64,
         }),
         histogram: encode_histogram(&histogram),
-        client_cpu_us_per_tx: usage::us_per_transaction(
-            timing.client_cpu.0,
-            timing.client_cpu.1,
-            events,
-        ),
+        client_cpu_us_per_tx: cpu::us_per_transaction(timing.client_cpu, events),
         server: None,
     }
 }

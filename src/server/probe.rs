@@ -4,10 +4,12 @@
 //! steadier measure of an overhead than TPS on a noisy machine.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
+use crate::cpu;
 use crate::db::ConnectSpec;
 
 const STATUS_QUERY: &str = "SHOW GLOBAL STATUS WHERE Variable_name LIKE 'Com\\_%' \
@@ -33,7 +35,7 @@ pub struct ServerProbe {
     conn: Option<mysql::Conn>,
     pid: Option<u32>,
     status_before: BTreeMap<String, u64>,
-    cpu_before: Option<u64>,
+    cpu_before: Option<Duration>,
     running: Vec<f64>,
 }
 
@@ -63,7 +65,7 @@ impl ServerProbe {
     /// Snapshot at the start of the measured period.
     pub fn start(&mut self) {
         self.status_before = self.status();
-        self.cpu_before = self.pid.and_then(cpu_ticks);
+        self.cpu_before = self.pid.and_then(cpu::process_cpu);
     }
 
     /// One `Threads_running` sample.
@@ -90,17 +92,10 @@ impl ServerProbe {
                 (delta > 0).then(|| (name.clone(), delta))
             })
             .collect();
-        let cpu_seconds = match (self.cpu_before, self.pid.and_then(cpu_ticks)) {
-            (Some(before), Some(after)) => {
-                Some(after.saturating_sub(before) as f64 / ticks_per_second())
-            }
-            _ => None,
-        };
+        let cpu = cpu::spent(self.cpu_before, self.pid.and_then(cpu::process_cpu));
         Some(ServerRound {
-            cpu_us_per_tx: cpu_seconds
-                .filter(|_| transactions > 0)
-                .map(|s| s * 1e6 / transactions as f64),
-            cpu_seconds,
+            cpu_us_per_tx: cpu::us_per_transaction(cpu, transactions),
+            cpu_seconds: cpu.map(|spent| spent.as_secs_f64()),
             threads_running: (!self.running.is_empty())
                 .then(|| self.running.iter().sum::<f64>() / self.running.len() as f64),
             status,
@@ -115,37 +110,5 @@ impl ServerProbe {
         rows.into_iter()
             .filter_map(|(name, value)| value.parse().ok().map(|v| (name, v)))
             .collect()
-    }
-}
-
-/// utime + stime of a process, in clock ticks.
-fn cpu_ticks(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may contain spaces; fields resume after its closing parenthesis.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let utime: u64 = fields.get(11)?.parse().ok()?;
-    let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some(utime + stime)
-}
-
-fn ticks_per_second() -> f64 {
-    // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if ticks > 0 { ticks as f64 } else { 100.0 }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_own_cpu_ticks() {
-        let mut x = 0u64;
-        for i in 0..20_000_000u64 {
-            x = x.wrapping_add(i * i);
-        }
-        assert!(x > 0);
-        assert!(cpu_ticks(std::process::id()).is_some());
-        assert!(ticks_per_second() >= 1.0);
     }
 }
