@@ -107,22 +107,11 @@ pub fn environment(results: &ResultsFile) -> Vec<String> {
     let mut lines = vec![format!("host: {}", results.host.describe())];
     for (side, info) in &results.sides {
         if let Some(facts) = &info.facts {
-            let thread_handling = facts
-                .variables
-                .get("thread_handling")
-                .map_or("?", String::as_str);
-            let pool = facts
-                .variables
-                .get("innodb_buffer_pool_size")
-                .map_or("?", String::as_str);
-            let flush = facts
-                .variables
-                .get("innodb_flush_log_at_trx_commit")
-                .map_or("?", String::as_str);
-            let sync = facts
-                .variables
-                .get("sync_binlog")
-                .map_or("?", String::as_str);
+            let variable = |name: &str| facts.variables.get(name).map_or("?", String::as_str);
+            let thread_handling = variable("thread_handling");
+            let pool = variable("innodb_buffer_pool_size");
+            let flush = variable("innodb_flush_log_at_trx_commit");
+            let sync = variable("sync_binlog");
             lines.push(format!(
                 "{side} ({}): {} ({}), client TLS {}, {thread_handling}, buffer pool {pool}, \
                  innodb_flush_log_at_trx_commit {flush}, sync_binlog {sync}",

@@ -25,19 +25,18 @@ pub fn apply_to_current_thread(policy: ClientSched) -> std::io::Result<()> {
     }
 }
 
-/// The calling thread's policy, as Linux reports it.
-pub fn current_thread_policy() -> Option<ClientSched> {
-    // SAFETY: pid 0 is the calling thread.
-    match unsafe { libc::sched_getscheduler(0) } {
-        libc::SCHED_BATCH => Some(ClientSched::Batch),
-        libc::SCHED_OTHER => Some(ClientSched::Normal),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn current_thread_policy() -> Option<ClientSched> {
+        // SAFETY: pid 0 is the calling thread.
+        match unsafe { libc::sched_getscheduler(0) } {
+            libc::SCHED_BATCH => Some(ClientSched::Batch),
+            libc::SCHED_OTHER => Some(ClientSched::Normal),
+            _ => None,
+        }
+    }
 
     #[test]
     fn a_thread_switches_to_batch_and_back() {

@@ -91,3 +91,70 @@ fn errors_are_counted_by_code_ignored_on_request_or_fatal() {
     assert_eq!(results["rounds"][0]["status"], "failed");
     sandbox.assert_nothing_left();
 }
+
+/// Scheduling policies (field 41 of /proc/PID/task/TID/stat) of abtest's worker threads,
+/// waiting until some exist.
+fn worker_policies(pid: u32) -> Vec<u32> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
+        let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten();
+        let policies: Vec<u32> = tasks
+            .flatten()
+            .filter(|task| {
+                std::fs::read_to_string(task.path().join("comm"))
+                    .is_ok_and(|name| name.starts_with("worker-"))
+            })
+            .filter_map(|task| {
+                let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+                stat.rsplit_once(')')?
+                    .1
+                    .split_whitespace()
+                    .nth(38)?
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        if !policies.is_empty() {
+            return policies;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("no worker thread of abtest {pid} appeared within 60 s");
+}
+
+#[test]
+fn worker_threads_run_under_the_chosen_scheduling_policy() {
+    let _lock = server_lock();
+    for (flag, policy) in [("batch", libc::SCHED_BATCH), ("normal", libc::SCHED_OTHER)] {
+        let sandbox = Sandbox::new();
+        let mut running = sandbox.spawn(&[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb.toml",
+            "--workload",
+            "oltp_point_select",
+            "--threads",
+            "3",
+            "--rounds",
+            "2",
+            "--round-time",
+            "2s",
+            "--warmup",
+            "0s",
+            "--table-size",
+            "1000",
+            "--client-sched",
+            flag,
+        ]);
+        let policies = worker_policies(running.child.id());
+        assert!(
+            policies.iter().all(|&p| p == policy as u32),
+            "--client-sched {flag}: worker policies {policies:?}"
+        );
+        running.expect_exit(0, std::time::Duration::from_secs(120));
+        sandbox.assert_nothing_left();
+    }
+}

@@ -69,12 +69,7 @@ fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
     assert_eq!(setting, Some(4242), "the setup hook ran");
     std::thread::sleep(Duration::from_millis(700));
     running.signal(libc::SIGINT);
-    assert_eq!(
-        running.wait_exit(Duration::from_secs(60)),
-        Some(130),
-        "{}",
-        running.stderr()
-    );
+    running.expect_exit(130, Duration::from_secs(60));
     let results = running.results();
     assert_eq!(results["status"], "interrupted");
     let rounds = results["rounds"].as_array().unwrap();
@@ -117,12 +112,7 @@ fn second_ctrl_c_exits_at_once_without_orphans() {
     let mut running = long_run(&sandbox, &[]);
     running.signal(libc::SIGINT);
     running.signal(libc::SIGINT);
-    assert_eq!(
-        running.wait_exit(Duration::from_secs(30)),
-        Some(130),
-        "{}",
-        running.stderr()
-    );
+    running.expect_exit(130, Duration::from_secs(30));
     std::thread::sleep(Duration::from_millis(500));
     sandbox.assert_nothing_left();
 }
@@ -133,12 +123,7 @@ fn sigterm_is_handled_like_ctrl_c() {
     let sandbox = Sandbox::new();
     let mut running = long_run(&sandbox, &[]);
     running.signal(libc::SIGTERM);
-    assert_eq!(
-        running.wait_exit(Duration::from_secs(60)),
-        Some(130),
-        "{}",
-        running.stderr()
-    );
+    running.expect_exit(130, Duration::from_secs(60));
     assert_eq!(running.results()["status"], "interrupted");
     sandbox.assert_nothing_left();
 }
@@ -151,12 +136,7 @@ fn a_killed_server_fails_the_round_naming_the_side() {
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: kill(2) on the server the test's abtest started.
     unsafe { libc::kill(server_pid(&sandbox, "variant"), libc::SIGKILL) };
-    assert_eq!(
-        running.wait_exit(Duration::from_secs(60)),
-        Some(1),
-        "{}",
-        running.stderr()
-    );
+    running.expect_exit(1, Duration::from_secs(60));
     let output = running.stderr();
     assert!(
         output.contains("variant side, 2 threads, round 1"),
@@ -261,12 +241,7 @@ fn connections_killed_by_the_server_are_reopened_and_counted() {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    assert_eq!(
-        running.wait_exit(Duration::from_secs(60)),
-        Some(0),
-        "{}",
-        running.stderr()
-    );
+    running.expect_exit(0, Duration::from_secs(60));
     assert!(killed > 0);
     let results = running.results();
     let reconnects: u64 = results["rounds"]
@@ -323,12 +298,7 @@ fn resume_continues_from_the_next_round_and_refuses_a_changed_plan() {
     let mut running = sandbox.spawn(&args);
     running.wait_rounds(2, Duration::from_secs(60));
     running.signal(libc::SIGINT);
-    assert_eq!(
-        running.wait_exit(Duration::from_secs(60)),
-        Some(130),
-        "{}",
-        running.stderr()
-    );
+    running.expect_exit(130, Duration::from_secs(60));
     let json = running.json.to_str().unwrap().to_string();
     let before = running.results()["rounds"].as_array().unwrap().len();
     assert!(before >= 2);
@@ -412,12 +382,7 @@ fn on_server_loss_retry_restarts_the_server_and_reruns_the_round() {
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: kill(2) on the server the test's abtest started.
     unsafe { libc::kill(server_pid(&sandbox, "variant"), libc::SIGKILL) };
-    assert_eq!(
-        running.wait_exit(Duration::from_secs(90)),
-        Some(0),
-        "{}",
-        running.stderr()
-    );
+    running.expect_exit(0, Duration::from_secs(90));
     let results = running.results();
     assert_eq!(results["status"], "completed");
     let rounds = results["rounds"].as_array().unwrap();

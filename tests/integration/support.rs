@@ -242,6 +242,12 @@ impl Running {
         }
     }
 
+    /// Waits for the exit (see `wait_exit`) and asserts its code, showing abtest's output.
+    pub fn expect_exit(&mut self, code: i32, limit: std::time::Duration) {
+        let exited = self.wait_exit(limit);
+        assert_eq!(exited, Some(code), "{}", self.stderr());
+    }
+
     /// The results file as it is now.
     pub fn results(&self) -> serde_json::Value {
         std::fs::read_to_string(&self.json)

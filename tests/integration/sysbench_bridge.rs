@@ -6,22 +6,25 @@ use crate::support::{Sandbox, text};
 const LOG_1_0: &str = "tests/fixtures/sysbench-1.0.20-oltp_read_write.log";
 const LOG_0_4: &str = "tests/fixtures/sysbench-0.4-seed003.log";
 
+/// Runs `import-sysbench-log` into the sandbox's rounds.csv; returns its output and path.
+fn import(
+    sandbox: &Sandbox,
+    baseline: &[&str],
+    variant: &[&str],
+) -> (std::process::Output, std::path::PathBuf) {
+    let csv = sandbox.path("rounds.csv");
+    let mut args = vec!["import-sysbench-log", "--baseline"];
+    args.extend(baseline);
+    args.push("--variant");
+    args.extend(variant);
+    args.extend(["-o", csv.to_str().unwrap()]);
+    (sandbox.run(&args), csv)
+}
+
 #[test]
 fn sysbench_logs_become_rounds_for_analyze() {
     let sandbox = Sandbox::new();
-    let csv = sandbox.path("rounds.csv");
-    let output = sandbox.run(&[
-        "import-sysbench-log",
-        "--baseline",
-        LOG_1_0,
-        LOG_1_0,
-        "--variant",
-        LOG_0_4,
-        LOG_0_4,
-        LOG_0_4,
-        "-o",
-        csv.to_str().unwrap(),
-    ]);
+    let (output, csv) = import(&sandbox, &[LOG_1_0, LOG_1_0], &[LOG_0_4, LOG_0_4, LOG_0_4]);
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(
@@ -54,18 +57,7 @@ fn sysbench_logs_become_rounds_for_analyze() {
 #[test]
 fn a_real_sysbench_log_is_analysed_against_itself() {
     let sandbox = Sandbox::new();
-    let csv = sandbox.path("rounds.csv");
-    let output = sandbox.run(&[
-        "import-sysbench-log",
-        "--baseline",
-        LOG_1_0,
-        LOG_1_0,
-        "--variant",
-        LOG_1_0,
-        LOG_1_0,
-        "-o",
-        csv.to_str().unwrap(),
-    ]);
+    let (output, csv) = import(&sandbox, &[LOG_1_0, LOG_1_0], &[LOG_1_0, LOG_1_0]);
     assert_eq!(output.status.code(), Some(0));
     let output = sandbox.run(&["analyze", csv.to_str().unwrap(), "--format", "json"]);
     let (stdout, stderr) = text(&output);
