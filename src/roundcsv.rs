@@ -6,10 +6,8 @@ use std::path::Path;
 
 use crate::exit::UsageError;
 use crate::profile::Side;
-use crate::report::csv::NOT_METRICS;
+use crate::report::csv::{KEY_COLUMNS, NOT_METRICS};
 use crate::stats::compare::Sample;
-
-const KEYS: [&str; 3] = ["side", "threads", "round"];
 
 /// Reads per-round samples. Errors name the file, the line and the fix.
 pub fn read(path: &Path) -> anyhow::Result<Vec<Sample>> {
@@ -30,7 +28,7 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
         .iter()
         .map(str::to_lowercase)
         .collect();
-    for required in KEYS.iter().chain(&["tps"]) {
+    for required in KEY_COLUMNS.iter().chain(&["tps"]) {
         if !header.iter().any(|h| h == required) {
             return Err(error(
                 1,
@@ -75,7 +73,7 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
         let threads = integer(threads_col, "threads")?;
         let round = integer(round_col, "round")?;
         for (col, metric) in header.iter().enumerate() {
-            if KEYS.contains(&metric.as_str())
+            if KEY_COLUMNS.contains(&metric.as_str())
                 || NOT_METRICS.contains(&metric.as_str())
                 || record.get(col).is_none_or(str::is_empty)
             {
@@ -145,6 +143,16 @@ mod tests {
                 .count(),
             3
         );
+    }
+
+    #[test]
+    fn recorded_only_columns_are_not_compared() {
+        let text = "side,threads,round,transactions,client_cpu_us_per_tx,tps\n\
+                    baseline,8,1,1000,12.5,100\nvariant,8,1,900,13.5,90\n\
+                    baseline,8,2,1010,12.4,101\nvariant,8,2,910,13.6,91\n";
+        let samples = parse(text.as_bytes(), "r.csv").unwrap();
+        assert!(samples.iter().all(|s| s.metric == "tps"), "{samples:?}");
+        assert_eq!(samples.len(), 4);
     }
 
     #[test]

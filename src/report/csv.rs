@@ -4,9 +4,13 @@
 
 use crate::results::{ResultsFile, RoundRecord};
 
-/// Columns of the rounds CSV that are labels or raw counts, not metrics to compare;
-/// `abtest analyze` skips them when it reads the file back.
-pub const NOT_METRICS: [&str; 10] = [
+/// The columns that identify a round: `abtest analyze` pairs rounds by them.
+pub const KEY_COLUMNS: [&str; 3] = ["side", "threads", "round"];
+
+/// Columns of the rounds CSV that are labels, raw counts or recorded-only figures, not
+/// metrics to compare; `abtest analyze` skips them when it reads the file back, as the
+/// analysis of the results JSON does.
+pub const NOT_METRICS: [&str; 11] = [
     "position",
     "status",
     "started_at",
@@ -17,22 +21,11 @@ pub const NOT_METRICS: [&str; 10] = [
     "other",
     "errors",
     "reconnects",
+    "client_cpu_us_per_tx",
 ];
 
-const COLUMNS: [&str; 24] = [
-    "side",
-    "threads",
-    "round",
-    "position",
-    "status",
-    "started_at",
-    "duration_s",
-    "transactions",
-    "reads",
-    "writes",
-    "other",
-    "errors",
-    "reconnects",
+/// The compared metrics, last.
+const METRIC_COLUMNS: [&str; 10] = [
     "tps",
     "qps",
     "latency_mean_ms",
@@ -43,13 +36,17 @@ const COLUMNS: [&str; 24] = [
     "error_rate",
     "server_cpu_us_per_tx",
     "threads_running",
-    "client_cpu_us_per_tx",
 ];
 
 /// Renders the rounds as CSV.
 pub fn render(results: &ResultsFile) -> anyhow::Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.write_record(COLUMNS)?;
+    writer.write_record(
+        KEY_COLUMNS
+            .iter()
+            .chain(&NOT_METRICS)
+            .chain(&METRIC_COLUMNS),
+    )?;
     for round in &results.rounds {
         writer.write_record(row(round))?;
     }
@@ -79,6 +76,7 @@ fn row(r: &RoundRecord) -> Vec<String> {
         r.queries.other.to_string(),
         r.errors.values().sum::<u64>().to_string(),
         r.reconnects.to_string(),
+        optional(r.client_cpu_us_per_tx),
         r.tps.to_string(),
         r.qps.to_string(),
         r.latency_ms.mean.to_string(),
@@ -89,6 +87,5 @@ fn row(r: &RoundRecord) -> Vec<String> {
         r.error_rate().to_string(),
         optional(server.cpu_us_per_tx),
         optional(server.threads_running),
-        optional(r.client_cpu_us_per_tx),
     ]
 }
