@@ -67,3 +67,8 @@ timed() {
 }
 
 cpu_seconds() { awk '{print $1 + $2}' "$1.time"; }
+peak_rss_mb() { awk '{print $4 / 1024}' "$1.time"; }
+
+# From a sysbench report OUT: its transactions, and its transactions per second.
+sysbench_transactions() { awk '/transactions:/ {print $2}' "$1"; }
+sysbench_tps() { awk '/transactions:/ {gsub("\\(", "", $3); print $3}' "$1"; }
