@@ -142,14 +142,17 @@ pub fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats {
             session = reconnect(&setup, &mut stats, control, live, &mut lost);
             continue;
         };
-        let intended = match setup.arrivals {
+        // Closed loop: the event is intended to start when it starts.
+        let (intended, started) = match setup.arrivals {
             Some(arrivals) => match wait_for(arrivals.take(), control) {
-                Some(intended) => intended,
+                Some(intended) => (intended, Instant::now()),
                 None => break,
             },
-            None => Instant::now(),
+            None => {
+                let now = Instant::now();
+                (now, now)
+            }
         };
-        let started = Instant::now();
         let mut counts = QueryCounts::default();
         let outcome = active.workload.event(&mut active.conn, &mut counts);
         let latency = intended.elapsed();
