@@ -10,6 +10,8 @@ use std::time::Duration;
 use crossbeam_utils::CachePadded;
 use hdrhistogram::Histogram;
 
+use super::latency;
+
 /// Workers are connecting; nothing runs yet.
 pub const CONNECTING: u8 = 0;
 /// Warm-up: events run but are not counted.
@@ -41,9 +43,7 @@ pub struct LiveCounters {
 impl LiveCounters {
     fn new(with_interval: bool) -> LiveCounters {
         LiveCounters {
-            interval: with_interval.then(|| {
-                Mutex::new(Histogram::new_with_bounds(1, 100_000_000, 2).expect("valid bounds"))
-            }),
+            interval: with_interval.then(|| Mutex::new(latency::histogram(2))),
             ..LiveCounters::default()
         }
     }

@@ -7,6 +7,7 @@ pub mod errors;
 pub mod experiment;
 pub mod hooks;
 pub mod interrupt;
+pub mod latency;
 pub mod progress;
 pub mod round;
 pub mod rounds;

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 
 use super::control::RoundControl;
+use super::latency;
 
 /// Prints one line per interval from the workers' live counters.
 #[derive(Debug)]
@@ -93,7 +94,8 @@ fn totals(control: &RoundControl) -> [u64; 6] {
 
 /// The 95th percentile of the interval's latencies in ms; resets the interval histograms.
 fn interval_p95(control: &RoundControl) -> f64 {
-    let mut merged: Histogram<u64> = match Histogram::new_with_bounds(1, 100_000_000, 2) {
+    let mut merged: Histogram<u64> = match Histogram::new_with_bounds(1, latency::MAX_LATENCY_US, 2)
+    {
         Ok(h) => h,
         Err(_) => return 0.0,
     };

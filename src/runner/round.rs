@@ -16,6 +16,7 @@ use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 
 use super::arrivals::Arrivals;
 use super::control::{MEASURE, RoundControl, STOP, WARMUP};
+use super::latency;
 use super::progress::{IntervalReporter, Progress};
 use super::sched;
 use super::worker::{self, WorkerSetup, WorkerStats};
@@ -235,7 +236,7 @@ fn build_record(
     interrupt: &AtomicBool,
 ) -> RoundRecord {
     let mut histogram: Histogram<u64> =
-        Histogram::new_with_bounds(1, worker::MAX_LATENCY_US, 3).expect("valid histogram bounds");
+        Histogram::new_with_bounds(1, latency::MAX_LATENCY_US, 3).expect("valid histogram bounds");
     let mut queries = QueryCounts::default();
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let (mut events, mut reconnects, mut saturated, mut late) = (0, 0, 0, 0);

@@ -13,12 +13,10 @@ use mysql::prelude::Queryable;
 use super::arrivals::Arrivals;
 use super::control::{LiveCounters, RoundControl};
 use super::errors::{IgnoreErrors, Recovery, recovery};
+use super::latency;
 use crate::db::{ConnectSpec, error_code};
 use crate::workload::WorkloadSpec;
 use crate::workload::oltp::{OltpSession, QueryCounts, SessionContext};
-
-/// Highest latency the histogram holds, in µs (100 s); longer events are clamped and counted.
-pub const MAX_LATENCY_US: u64 = 100_000_000;
 
 /// Pause between reconnect attempts to a server that does not answer.
 const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
@@ -52,9 +50,7 @@ pub struct WorkerStats {
 impl WorkerStats {
     fn new() -> WorkerStats {
         WorkerStats {
-            // Grows with the largest latency seen (values are clamped to
-            // MAX_LATENCY_US), so a thousand fast workers do not each hold 70 KB.
-            histogram: Histogram::new(3).expect("valid histogram precision"),
+            histogram: latency::histogram(3),
             events: 0,
             queries: QueryCounts::default(),
             errors: BTreeMap::new(),
@@ -75,13 +71,7 @@ impl WorkerStats {
     }
 
     fn record_latency(&mut self, micros: u64) {
-        // `record` grows the histogram to fit (`saturating_record` would clamp to its
-        // current range instead); the clamp bounds that growth at MAX_LATENCY_US.
-        let fits = self
-            .histogram
-            .record(micros.clamp(1, MAX_LATENCY_US))
-            .is_ok();
-        if micros > MAX_LATENCY_US || !fits {
+        if !latency::record(&mut self.histogram, micros) {
             self.saturated += 1;
         }
     }
@@ -261,44 +251,13 @@ fn wait_for(intended: Instant, control: &RoundControl) -> Option<Instant> {
     }
 }
 
-fn publish(live: &LiveCounters, counts: &QueryCounts, latency: Duration) {
+fn publish(live: &LiveCounters, counts: &QueryCounts, elapsed: Duration) {
     LiveCounters::bump(&live.events, 1);
     LiveCounters::bump(&live.reads, counts.read);
     LiveCounters::bump(&live.writes, counts.write);
     LiveCounters::bump(&live.other, counts.other);
     if let Some(interval) = &live.interval {
-        let micros = (latency.as_micros() as u64).clamp(1, MAX_LATENCY_US);
-        interval
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .saturating_record(micros);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn histogram_grows_only_as_far_as_latencies_reach() {
-        let mut stats = WorkerStats::new();
-        stats.record_latency(250);
-        stats.record_latency(2_500);
-        let small = stats.histogram.distinct_values();
-        stats.record_latency(MAX_LATENCY_US * 10);
-        assert!(stats.histogram.distinct_values() > small);
-        assert_eq!(stats.saturated, 1);
-        assert_eq!(stats.histogram.len(), 3);
-        assert!(
-            stats
-                .histogram
-                .equivalent(stats.histogram.value_at_quantile(0.5), 2_500)
-        );
-        assert!(
-            stats
-                .histogram
-                .equivalent(stats.histogram.max(), MAX_LATENCY_US)
-        );
-        assert!(stats.histogram.equivalent(stats.histogram.min(), 250));
+        let mut histogram = interval.lock().unwrap_or_else(|e| e.into_inner());
+        latency::record(&mut histogram, elapsed.as_micros() as u64);
     }
 }
