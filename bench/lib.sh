@@ -14,8 +14,14 @@ need() {
 }
 
 build_abtest() {
-  (cd "$BENCH_ROOT" && cargo build --release --quiet)
+  (cd "$BENCH_ROOT" && cargo build --release --quiet && cargo build --release --quiet --example raw_client)
 }
+
+# The floor client of bench/raw_client.rs: point selects on sbtest1 with no protocol
+# library. "$RAW_CLIENT" $(raw_conn) point_select|read_only THREADS SECONDS
+RAW_CLIENT="$BENCH_ROOT/target/release/examples/raw_client"
+raw_conn() { echo "$SERVER_PORT" bench bench sbtest; }
+raw_cpu_us_per_tx() { awk '/measured cpu us per transaction:/ {print $6}' "$1"; }
 
 # start_server [mysqld options...]: a fresh datadir and a server on a free port.
 # Sets SERVER_DIR, SERVER_PORT, SERVER_PID; creates user bench/bench on sbtest.
