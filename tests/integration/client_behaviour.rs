@@ -3,15 +3,10 @@
 
 use serde_json::Value;
 
-use crate::support::{QUICK, Sandbox, server_lock};
+use crate::support::{AA_PROFILES, QUICK, Sandbox, server_lock};
 
 fn run(sandbox: &Sandbox, extra: &[&str]) -> (Option<i32>, Value, String) {
-    let mut args = vec![
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        "profiles/mariadb.toml",
-    ];
+    let mut args = AA_PROFILES.to_vec();
     args.extend(["--threads", "2", "--rounds", "2"]);
     args.extend(QUICK);
     args.extend(extra);
@@ -129,11 +124,7 @@ fn worker_threads_run_under_the_chosen_scheduling_policy() {
     let _lock = server_lock();
     for (flag, policy) in [("batch", libc::SCHED_BATCH), ("normal", libc::SCHED_OTHER)] {
         let sandbox = Sandbox::new();
-        let mut running = sandbox.spawn(&[
-            "--baseline",
-            "profiles/mariadb.toml",
-            "--variant",
-            "profiles/mariadb.toml",
+        let mut running = sandbox.spawn_aa(&[
             "--workload",
             "oltp_point_select",
             "--threads",

@@ -25,15 +25,7 @@ const LONG_RUN: &[&str] = &[
 
 /// Starts an A/A run of LONG_RUN on two managed servers and waits for its first round.
 fn long_run(sandbox: &Sandbox, extra: &[&str]) -> crate::support::Running {
-    let mut args = vec![
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        "profiles/mariadb.toml",
-    ];
-    args.extend(LONG_RUN);
-    args.extend(extra);
-    let mut running = sandbox.spawn(&args);
+    let mut running = sandbox.spawn_aa(&[LONG_RUN, extra].concat());
     running.wait_rounds(1, Duration::from_secs(60));
     running
 }
@@ -358,10 +350,6 @@ fn on_server_loss_retry_restarts_the_server_and_reruns_the_round() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
     let args = [
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        "profiles/mariadb.toml",
         "--on-server-loss",
         "retry",
         "--workload",
@@ -377,7 +365,7 @@ fn on_server_loss_retry_restarts_the_server_and_reruns_the_round() {
         "--table-size",
         "1000",
     ];
-    let mut running = sandbox.spawn(&args);
+    let mut running = sandbox.spawn_aa(&args);
     running.wait_rounds(1, Duration::from_secs(60));
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: kill(2) on the server the test's abtest started.

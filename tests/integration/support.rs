@@ -172,7 +172,20 @@ pub struct Running {
     err: PathBuf,
 }
 
+/// Both sides on the stock managed MariaDB profile: an A/A run.
+pub const AA_PROFILES: &[&str] = &[
+    "--baseline",
+    "profiles/mariadb.toml",
+    "--variant",
+    "profiles/mariadb.toml",
+];
+
 impl Sandbox {
+    /// Starts an A/A run (`AA_PROFILES`) with `args`, as [`Sandbox::spawn`].
+    pub fn spawn_aa(&self, args: &[&str]) -> Running {
+        self.spawn(&[AA_PROFILES, args].concat())
+    }
+
     /// Starts abtest with `args` plus `--json` into the sandbox, without waiting.
     pub fn spawn(&self, args: &[&str]) -> Running {
         let json = self.path("running.json");
