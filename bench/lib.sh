@@ -18,7 +18,7 @@ build_abtest() {
 }
 
 # The floor client of bench/raw_client.rs: point selects on sbtest1 with no protocol
-# library. "$RAW_CLIENT" $(raw_conn) point_select|read_only THREADS SECONDS
+# library. "$RAW_CLIENT" $(raw_conn) point_select|read_only THREADS SECONDS TABLE_SIZE
 RAW_CLIENT="$BENCH_ROOT/target/release/examples/raw_client"
 raw_conn() { echo "$SERVER_PORT" bench bench sbtest; }
 raw_cpu_us_per_tx() { awk '/measured cpu us per transaction:/ {print $6}' "$1"; }
@@ -73,6 +73,8 @@ timed() {
 }
 
 cpu_seconds() { awk '{print $1 + $2}' "$1.time"; }
+# cpu_us_per_tx OUT TRANSACTIONS: the whole process's CPU of a timed run, µs per transaction.
+cpu_us_per_tx() { python3 -c "print(round($(cpu_seconds "$1") / $2 * 1e6, 2))"; }
 peak_rss_mb() { awk '{print $4 / 1024}' "$1.time"; }
 
 # From a sysbench report OUT: its transactions, and its transactions per second.

@@ -15,10 +15,10 @@
 //! scripts parse it with the same helpers:
 //!
 //!     cargo run --release --example raw_client -- \
-//!         PORT USER PASSWORD DATABASE point_select|read_only THREADS SECONDS
+//!         PORT USER PASSWORD DATABASE point_select|read_only THREADS SECONDS TABLE_SIZE
 //!
 //! The user must authenticate with mysql_native_password; the table is `sbtest1` with
-//! ids 1..=100000.
+//! ids 1..=TABLE_SIZE.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -29,7 +29,6 @@ use abtest::plan::ClientSched;
 use abtest::runner::sched::apply_to_current_thread;
 use mysql_common::scramble::scramble_native;
 
-const TABLE_SIZE: u64 = 100_000;
 const RANGE_SIZE: u64 = 100;
 const POINT_SELECTS: usize = 10;
 const POINT_SELECT: &str = "SELECT c FROM sbtest1 WHERE id=?";
@@ -63,6 +62,7 @@ struct Args {
     workload: Workload,
     threads: usize,
     seconds: u64,
+    table_size: u64,
 }
 
 /// One connection: its socket and a read buffer of whole packets.
@@ -278,27 +278,27 @@ impl Session {
         for _ in 0..POINT_SELECTS {
             self.point_select(packet, random)?;
         }
-        for index in 0..self.ranges.len() {
+        for &range in &self.ranges {
             let start = random.id();
-            self.connection.execute(
-                packet,
-                self.ranges[index],
-                &[start, start + RANGE_SIZE - 1],
-            )?;
+            self.connection
+                .execute(packet, range, &[start, start + RANGE_SIZE - 1])?;
         }
         self.connection.execute(packet, self.commit, &[])
     }
 }
 
-/// xorshift64: uniform ids at no cost worth measuring.
-struct Random(u64);
+/// xorshift64: ids uniform in 1..=table_size at no cost worth measuring.
+struct Random {
+    state: u64,
+    table_size: u64,
+}
 
 impl Random {
     fn id(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % TABLE_SIZE + 1
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        self.state % self.table_size + 1
     }
 }
 
@@ -310,7 +310,10 @@ fn run_thread(args: &Args, seed: u64, ready: &Barrier) -> std::io::Result<u64> {
     ready.wait();
     let mut session = opened?;
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
-    let mut random = Random(seed | 1);
+    let mut random = Random {
+        state: seed | 1,
+        table_size: args.table_size,
+    };
     let mut packet = Vec::with_capacity(64);
     let mut transactions = 0;
     while Instant::now() < deadline {
@@ -325,9 +328,18 @@ fn run_thread(args: &Args, seed: u64, ready: &Barrier) -> std::io::Result<u64> {
 
 fn parse_args() -> Args {
     let values: Vec<String> = std::env::args().skip(1).collect();
-    let usage =
-        "usage: raw_client PORT USER PASSWORD DATABASE point_select|read_only THREADS SECONDS";
-    let [port, user, password, database, workload, threads, seconds] = values.as_slice() else {
+    let usage = "usage: raw_client PORT USER PASSWORD DATABASE point_select|read_only THREADS SECONDS TABLE_SIZE";
+    let [
+        port,
+        user,
+        password,
+        database,
+        workload,
+        threads,
+        seconds,
+        table_size,
+    ] = values.as_slice()
+    else {
         eprintln!("{usage}");
         std::process::exit(2);
     };
@@ -347,6 +359,7 @@ fn parse_args() -> Args {
         workload,
         threads: threads.parse().expect("THREADS is a number"),
         seconds: seconds.parse().expect("SECONDS is a number"),
+        table_size: table_size.parse().expect("TABLE_SIZE is a number"),
     }
 }
 

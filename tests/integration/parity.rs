@@ -2,9 +2,13 @@
 //! same managed server, and the server's own Com_* counters — the same meter for both
 //! tools — must show the same statements per event. Tables go both ways: abtest runs on
 //! tables prepared by `sysbench prepare`, and sysbench runs on tables abtest prepared.
+//! The floor client of the benchmarks (bench/raw_client.rs) is held to the same meter, so
+//! that the floor it measures is sysbench's work and not less.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::process::Command;
+use std::sync::MutexGuard;
 
 use abtest::server::sandbox::ManagedServer;
 use mysql::prelude::Queryable;
@@ -35,14 +39,19 @@ fn ensure_sysbench() {
     assert!(status.success(), "sysbench could not be installed");
 }
 
+/// A managed server for both tools, held under the server lock, with sysbench installed.
 struct Bench {
     server: ManagedServer,
     sandbox: Sandbox,
     profile: String,
+    // Dropped last: the server stops before another test may start its own.
+    _lock: MutexGuard<'static, ()>,
 }
 
 impl Bench {
     fn start() -> Bench {
+        ensure_sysbench();
+        let lock = server_lock();
         let sandbox = Sandbox::new();
         let server = crate::support::start_server(&BTreeMap::new(), 8);
         let profile = sandbox.write(
@@ -56,6 +65,7 @@ impl Bench {
             server,
             sandbox,
             profile: profile.to_string_lossy().into_owned(),
+            _lock: lock,
         }
     }
 
@@ -70,7 +80,8 @@ impl Bench {
 
     fn sysbench(&self, workload: &str, command: &str, extra: &[&str]) -> String {
         let socket = format!("--mysql-socket={}", self.server.socket().display());
-        let output = Command::new("sysbench")
+        let mut sysbench = Command::new("sysbench");
+        sysbench
             .args([
                 workload,
                 "--db-driver=mysql",
@@ -91,26 +102,15 @@ impl Bench {
                 &["--events=400"][..]
             })
             .args(extra)
-            .arg(command)
-            .output()
-            .unwrap();
-        let (stdout, stderr) = text(&output);
-        assert!(
-            output.status.success(),
-            "sysbench {workload} {command}: {stdout}{stderr}"
-        );
-        stdout
+            .arg(command);
+        run_ok(&mut sysbench, &format!("sysbench {workload} {command}"))
     }
 
     /// Statements per event of a sysbench run, from the server's counters.
     fn sysbench_mix(&self, workload: &str, extra: &[&str]) -> BTreeMap<String, f64> {
         let before = self.counters();
         let stdout = self.sysbench(workload, "run", extra);
-        let events: f64 = stdout
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("total number of events:"))
-            .and_then(|v| v.trim().parse().ok())
-            .expect("sysbench reports its events");
+        let events = reported_count(&stdout, "total number of events:");
         per_event(&before, &self.counters(), events)
     }
 
@@ -161,6 +161,60 @@ impl Bench {
     }
 }
 
+/// Runs `command`; returns its stdout, or fails the test with its output.
+fn run_ok(command: &mut Command, what: &str) -> String {
+    let output = command.output().unwrap();
+    let (stdout, stderr) = text(&output);
+    assert!(output.status.success(), "{what}: {stdout}{stderr}");
+    stdout
+}
+
+/// The number after `label` in a sysbench-style report.
+fn reported_count(stdout: &str, label: &str) -> f64 {
+    stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(label))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no `{label}` in:\n{stdout}"))
+}
+
+/// The `raw_client` example as `cargo test` built it, beside this test binary.
+fn raw_client_binary() -> PathBuf {
+    let test_binary = std::env::current_exe().unwrap();
+    let profile_dir = test_binary.parent().and_then(|deps| deps.parent()).unwrap();
+    let binary = profile_dir.join("examples/raw_client");
+    assert!(
+        binary.exists(),
+        "{} is missing: `cargo test` builds it, as does `cargo build --example raw_client`",
+        binary.display()
+    );
+    binary
+}
+
+impl Bench {
+    /// Statements per event of the floor client over TCP, from the server's counters.
+    fn raw_client_mix(&self, workload: &str) -> BTreeMap<String, f64> {
+        let mut admin = self.server.admin().unwrap();
+        admin
+            .query_drop(
+                "CREATE USER IF NOT EXISTS 'floor'@'127.0.0.1' IDENTIFIED BY 'floor-password'",
+            )
+            .unwrap();
+        admin
+            .query_drop("GRANT ALL ON sbtest.* TO 'floor'@'127.0.0.1'")
+            .unwrap();
+        let before = self.counters();
+        let port = self.server.port().to_string();
+        let mut raw_client = Command::new(raw_client_binary());
+        raw_client
+            .args([&port, "floor", "floor-password", "sbtest", workload])
+            .args(["2", "1", "2000"]);
+        let stdout = run_ok(&mut raw_client, &format!("raw_client {workload}"));
+        let events = reported_count(&stdout, "transactions:");
+        per_event(&before, &self.counters(), events)
+    }
+}
+
 fn per_event(
     before: &BTreeMap<String, f64>,
     after: &BTreeMap<String, f64>,
@@ -172,17 +226,19 @@ fn per_event(
         .collect()
 }
 
-/// Same statements per event, within 3 % (abtest's rounds end mid-event; sysbench's do not).
+/// Same statements per event for sysbench and `tool`, within 3 % (abtest's rounds end
+/// mid-event; sysbench's do not).
 fn assert_same_mix(
     workload: &str,
     sysbench: &BTreeMap<String, f64>,
-    abtest: &BTreeMap<String, f64>,
+    tool: &str,
+    mix: &BTreeMap<String, f64>,
 ) {
     for name in COUNTERS {
-        let (s, a) = (sysbench[name], abtest[name]);
+        let (s, t) = (sysbench[name], mix[name]);
         assert!(
-            (s - a).abs() <= 0.03 * s.max(a) + 0.01,
-            "{workload}: {name} per event: sysbench {s:.3}, abtest {a:.3}\nsysbench {sysbench:?}\nabtest {abtest:?}"
+            (s - t).abs() <= 0.03 * s.max(t) + 0.01,
+            "{workload}: {name} per event: sysbench {s:.3}, {tool} {t:.3}\nsysbench {sysbench:?}\n{tool} {mix:?}"
         );
     }
 }
@@ -201,8 +257,6 @@ fn rounded(mix: &BTreeMap<String, f64>) -> [i64; 3] {
 
 #[test]
 fn workloads_issue_the_same_statements_as_sysbench() {
-    ensure_sysbench();
-    let _lock = server_lock();
     let bench = Bench::start();
     // sysbench prepares; abtest reuses sysbench's tables as they are.
     bench.sysbench("oltp_read_write", "prepare", &[]);
@@ -220,7 +274,7 @@ fn workloads_issue_the_same_statements_as_sysbench() {
         let sysbench = bench.sysbench_mix(workload, &[]);
         let abtest = bench.abtest_mix(workload, &["--prepare", "never"]);
         assert_eq!(rounded(&sysbench), mix, "{workload}: sysbench {sysbench:?}");
-        assert_same_mix(workload, &sysbench, &abtest);
+        assert_same_mix(workload, &sysbench, "abtest", &abtest);
     }
     // Text queries instead of prepared statements change nothing in the mix.
     let text_mode = bench.abtest_mix(
@@ -234,11 +288,16 @@ fn workloads_issue_the_same_statements_as_sysbench() {
         let abtest = bench.abtest_mix(workload, &["--prepare", "always"]);
         let sysbench = bench.sysbench_mix(workload, &[]);
         assert_eq!(rounded(&sysbench), mix, "{workload}: sysbench {sysbench:?}");
-        assert_same_mix(workload, &sysbench, &abtest);
+        assert_same_mix(workload, &sysbench, "abtest", &abtest);
     }
     let abtest = bench.abtest_mix("oltp_read_write", &["--prepare", "always"]);
     let sysbench = bench.sysbench_mix("oltp_read_write", &[]);
-    assert_same_mix("oltp_read_write on abtest's tables", &sysbench, &abtest);
+    assert_same_mix(
+        "oltp_read_write on abtest's tables",
+        &sysbench,
+        "abtest",
+        &abtest,
+    );
     // bulk_insert: one multi-row INSERT per 512 KiB of rows (~30 000 rows), nothing else
     // but each tool's own set-up queries.
     let abtest = bench.abtest_mix("bulk_insert", &["--prepare", "auto"]);
@@ -253,5 +312,18 @@ fn workloads_issue_the_same_statements_as_sysbench() {
             "{mix:?}"
         );
     }
-    drop(bench);
+}
+
+#[test]
+fn the_floor_client_issues_the_same_statements_as_sysbench() {
+    let bench = Bench::start();
+    bench.sysbench("oltp_read_only", "prepare", &[]);
+    for (workload, floor_workload) in [
+        ("oltp_point_select", "point_select"),
+        ("oltp_read_only", "read_only"),
+    ] {
+        let sysbench = bench.sysbench_mix(workload, &[]);
+        let floor = bench.raw_client_mix(floor_workload);
+        assert_same_mix(workload, &sysbench, "floor client", &floor);
+    }
 }
