@@ -65,15 +65,37 @@ impl ConnectSpec {
         self.endpoint == other.endpoint && self.database == other.database
     }
 
-    /// Opens a connection, honouring the TLS mode (`preferred` falls back to plain).
+    /// Opens a connection, honouring the TLS mode. `preferred` falls back to plain text
+    /// only when the server does not offer TLS: after any other failure (a wrong
+    /// password, a failed handshake) a second, unencrypted login would be a downgrade.
     pub fn connect(&self) -> Result<Conn, mysql::Error> {
         match self.tls {
-            TlsMode::Preferred => {
-                Conn::new(self.opts(true)).or_else(|_| Conn::new(self.opts(false)))
-            }
+            TlsMode::Preferred => match Conn::new(self.opts(true)) {
+                Err(error) if server_lacks_tls(&error) => Conn::new(self.opts(false)),
+                other => other,
+            },
             TlsMode::Disabled => Conn::new(self.opts(false)),
             _ => Conn::new(self.opts(true)),
         }
+    }
+
+    /// For `tls = "preferred"`, the notice that `conn` fell back to plain text because
+    /// the server offers no TLS; `None` when it is encrypted or TLS was not preferred.
+    pub fn plain_text_notice(&self, conn: &mut Conn) -> Option<String> {
+        use mysql::prelude::Queryable;
+        if self.tls != TlsMode::Preferred {
+            return None;
+        }
+        let cipher: Option<(String, String)> = conn
+            .query_first("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+            .ok()
+            .flatten();
+        cipher.is_none_or(|(_, cipher)| cipher.is_empty()).then(|| {
+            format!(
+                "tls = \"preferred\" and the server at {} offers no TLS: connected in plain text",
+                self.endpoint
+            )
+        })
     }
 
     /// The client options, with or without TLS.
@@ -115,6 +137,14 @@ impl ConnectSpec {
                 .with_danger_skip_domain_validation(true),
         }
     }
+}
+
+/// Whether a TLS connect failed only because the server does not offer TLS.
+fn server_lacks_tls(error: &mysql::Error) -> bool {
+    matches!(
+        error,
+        mysql::Error::DriverError(mysql::DriverError::TlsNotSupported)
+    )
 }
 
 /// The MySQL error code of a client error, or a client-side code for transport failures

@@ -41,6 +41,9 @@ pub fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
     let mut conn = connect
         .connect()
         .with_context(|| format!("cannot connect to {user}@{endpoint}/{database}"))?;
+    if let Some(notice) = connect.plain_text_notice(&mut conn) {
+        eprintln!("abtest: warning: {notice}");
+    }
     let (dropped, kept) = schema::cleanup(&mut conn, &extra)?;
     println!("dropped {} table(s): {}", dropped.len(), dropped.join(", "));
     if !kept.is_empty() {

@@ -334,3 +334,137 @@ fn a_missing_database_is_reported_with_the_servers_message() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("Unknown database 'no_such_db'"), "{stderr}");
 }
+
+/// A global status counter of a server, read over its admin socket.
+fn status(server: &abtest::server::sandbox::ManagedServer, name: &str) -> u64 {
+    let row: Option<(String, u64)> = server
+        .admin()
+        .unwrap()
+        .query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
+        .unwrap();
+    row.unwrap_or_else(|| panic!("no status variable {name}")).1
+}
+
+/// Runs `connect` and returns its result with the number of TLS handshakes the server
+/// accepted meanwhile: the server's own word on whether the connection was encrypted.
+fn connect_counting_tls(
+    sandbox: &Sandbox,
+    server: &abtest::server::sandbox::ManagedServer,
+    profile: &str,
+) -> (Option<i32>, String, u64) {
+    let before = status(server, "Ssl_finished_accepts");
+    let (code, output) = connect(sandbox, profile);
+    (
+        code,
+        output,
+        status(server, "Ssl_finished_accepts") - before,
+    )
+}
+
+#[test]
+fn tls_modes_are_what_the_server_sees() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let tls_server = start_server(&BTreeMap::new(), 4);
+    add_user(&tls_server);
+    let ca = tls_server.tls_files().ca.display().to_string();
+    let port = tls_server.port();
+    for (name, extra) in [
+        ("s-required.toml", "tls = \"required\"\n".to_string()),
+        (
+            "s-verify.toml",
+            format!("tls = \"verify_identity\"\ntls_ca = \"{ca}\"\n"),
+        ),
+        ("s-preferred.toml", "tls = \"preferred\"\n".to_string()),
+    ] {
+        let profile = tcp_profile(&sandbox, name, port, &extra);
+        let (code, output, handshakes) = connect_counting_tls(&sandbox, &tls_server, &profile);
+        assert_eq!(code, Some(0), "{name}: {output}");
+        assert_eq!(handshakes, 1, "{name}: the server saw no TLS session");
+    }
+    let disabled = tcp_profile(&sandbox, "s-off.toml", port, "tls = \"disabled\"\n");
+    let (code, output, handshakes) = connect_counting_tls(&sandbox, &tls_server, &disabled);
+    assert_eq!((code, handshakes), (Some(0), 0), "{output}");
+
+    let plain = start_server(&BTreeMap::from([("ssl".to_string(), "OFF".to_string())]), 4);
+    add_user(&plain);
+    let preferred = tcp_profile(
+        &sandbox,
+        "p-pref2.toml",
+        plain.port(),
+        "tls = \"preferred\"\n",
+    );
+    let (code, output) = connect(&sandbox, &preferred);
+    assert_eq!(code, Some(0), "{output}");
+    assert!(
+        output.contains("offers no TLS: connected in plain text"),
+        "preferred must say it fell back: {output}"
+    );
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn preferred_never_retries_a_failed_login_in_plain_text() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let server = start_server(&BTreeMap::new(), 4);
+    add_user(&server);
+    let profile = tcp_profile(
+        &sandbox,
+        "wrong-pw.toml",
+        server.port(),
+        "tls = \"preferred\"\n",
+    );
+    let before = status(&server, "Access_denied_errors");
+    let output = sandbox
+        .abtest()
+        .args(["cleanup", "--profile", &profile])
+        .env("ABTEST_TLS_PASSWORD", "not-the-password")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("Access denied"), "{stderr}");
+    assert_eq!(
+        status(&server, "Access_denied_errors") - before,
+        1,
+        "one login attempt, not a second one without TLS"
+    );
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn verify_ca_trusts_the_given_ca_and_nothing_else() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let server = start_server(&BTreeMap::new(), 4);
+    add_user(&server);
+    let other_ca_dir = tempfile::tempdir().unwrap();
+    let other_ca = abtest::server::tls::generate(other_ca_dir.path())
+        .unwrap()
+        .ca
+        .display()
+        .to_string();
+    let profile = tcp_profile(
+        &sandbox,
+        "pinned.toml",
+        server.port(),
+        &format!("tls = \"verify_ca\"\ntls_ca = \"{other_ca}\"\n"),
+    );
+    // The server's own CA stands in for a publicly trusted one: it is in the system
+    // store (SSL_CERT_FILE) but is not the CA the profile names.
+    let output = sandbox
+        .abtest()
+        .args(["cleanup", "--profile", &profile])
+        .env("ABTEST_TLS_PASSWORD", "tls-test")
+        .env("SSL_CERT_FILE", &server.tls_files().ca)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "verify_ca accepted a certificate from a CA the profile does not name: {stdout}{stderr}"
+    );
+    sandbox.assert_nothing_left();
+}
