@@ -131,16 +131,16 @@ pub enum TlsMode {
 #[serde(deny_unknown_fields)]
 pub struct Hooks {
     /// Once, before this side's first round.
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::secret::serialize_redacted_sql")]
     pub setup: Vec<String>,
     /// Before every round of this side.
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::secret::serialize_redacted_sql")]
     pub before_round: Vec<String>,
     /// After every round of this side.
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::secret::serialize_redacted_sql")]
     pub after_round: Vec<String>,
     /// Once at the end; always runs, also on error and Ctrl-C.
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::secret::serialize_redacted_sql")]
     pub teardown: Vec<String>,
 }
 
@@ -220,7 +220,7 @@ pub fn parse(source: String, path: &Path, side: Side) -> anyhow::Result<LoadedPr
 
 fn parse_error(path: &Path, side: Side, source: &str, error: &toml::de::Error) -> anyhow::Error {
     let line = error.span().map_or(1, |span| line_at(source, span.start));
-    let message = error.message().trim().to_string();
+    let message = redact_secrets(source, line, error.message().trim());
     let hint = suggestion(&message)
         .map(|s| format!("; did you mean `{s}`?"))
         .unwrap_or_default();
@@ -228,6 +228,36 @@ fn parse_error(path: &Path, side: Side, source: &str, error: &toml::de::Error) -
         "{side} profile {}:{line}: {message}{hint}",
         path.display()
     ))
+}
+
+/// Keys whose values are secrets: never echoed in an error.
+const SECRET_KEYS: &[&str] = &["password"];
+
+/// A parse error's message with every secret value of the profile masked. An error on
+/// the line of a secret key gets a message of its own, since the parser's wording may
+/// quote the value in any form (`invalid type: integer `987654321``).
+fn redact_secrets(source: &str, error_line: usize, message: &str) -> String {
+    let mut redacted = message.to_string();
+    for (index, raw) in source.lines().enumerate() {
+        let Some((key, value)) = raw.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().trim_matches('"');
+        if !SECRET_KEYS.contains(&key) {
+            continue;
+        }
+        if index + 1 == error_line {
+            return format!(
+                "`{key}` must be a string in quotes (its value is not shown); \
+                 or use password_env, password_file or password_prompt"
+            );
+        }
+        let value = value.trim().trim_matches(['"', '\'']);
+        if !value.is_empty() {
+            redacted = redacted.replace(value, "***");
+        }
+    }
+    redacted
 }
 
 /// The 1-based line of a byte offset (clamped to the text).

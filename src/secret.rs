@@ -47,6 +47,82 @@ impl fmt::Display for Secret {
     }
 }
 
+/// Words that mark a statement as carrying a credential in its string literals:
+/// `CREATE USER … IDENTIFIED BY '…'`, `SET PASSWORD = PASSWORD('…')`,
+/// `CHANGE MASTER TO MASTER_PASSWORD = '…'`.
+const CREDENTIAL_WORDS: &[&str] = &["IDENTIFIED", "PASSWORD"];
+
+/// The statement as it may be shown or saved: when it carries a credential, every
+/// string literal becomes `'***'`; any other statement is unchanged.
+pub fn redact_sql(sql: &str) -> String {
+    let literals = credential_literals(sql);
+    if literals.is_empty() {
+        return sql.to_string();
+    }
+    let mut shown = String::with_capacity(sql.len());
+    let mut last = 0;
+    for (start, end) in literals {
+        shown.push_str(&sql[last..start]);
+        shown.push_str("'***'");
+        last = end;
+    }
+    shown.push_str(&sql[last..]);
+    shown
+}
+
+/// `text` (a server's error message about `sql`, say) with the credential literals of
+/// `sql` masked wherever they appear.
+pub fn redact_sql_values(text: &str, sql: &str) -> String {
+    credential_literals(sql)
+        .into_iter()
+        .map(|(start, end)| &sql[start + 1..end - 1])
+        .filter(|value| !value.is_empty())
+        .fold(text.to_string(), |text, value| text.replace(value, "***"))
+}
+
+/// Byte ranges of the string literals (quotes included) of a statement that carries a
+/// credential; empty for any other statement.
+fn credential_literals(sql: &str) -> Vec<(usize, usize)> {
+    let upper = sql.to_ascii_uppercase();
+    if !CREDENTIAL_WORDS.iter().any(|word| upper.contains(word)) {
+        return Vec::new();
+    }
+    let bytes = sql.as_bytes();
+    let mut ranges = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let quote = bytes[i];
+        if quote != b'\'' && quote != b'"' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += 1;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\\' => i += 2,
+                b if b == quote && bytes.get(i + 1) == Some(&quote) => i += 2,
+                b if b == quote => break,
+                _ => i += 1,
+            }
+        }
+        // An unclosed literal runs to the end of the statement.
+        let end = (i + 1).min(bytes.len());
+        ranges.push((start, end));
+        i = end;
+    }
+    ranges
+}
+
+/// Serialises hook statements with [`redact_sql`] applied: a results file never holds
+/// a password that a hook set.
+pub fn serialize_redacted_sql<S: serde::Serializer>(
+    statements: &[String],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(statements.iter().map(|sql| redact_sql(sql)))
+}
+
 /// Fills `buffer` from the kernel's random source.
 pub fn fill_from_os(buffer: &mut [u8]) {
     use std::io::Read;
@@ -68,4 +144,40 @@ pub fn random_u64() -> u64 {
     let mut bytes = [0u8; 8];
     fill_from_os(&mut bytes);
     u64::from_le_bytes(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_literals_are_masked() {
+        assert_eq!(
+            redact_sql("CREATE USER 'u'@'%' IDENTIFIED BY 'pa''ss\\'w'"),
+            "CREATE USER '***'@'***' IDENTIFIED BY '***'"
+        );
+        assert_eq!(
+            redact_sql("SET PASSWORD FOR x = PASSWORD(\"hunter2\")"),
+            "SET PASSWORD FOR x = PASSWORD('***')"
+        );
+        assert_eq!(
+            redact_sql("ALTER USER u IDENTIFIED BY 'open"),
+            "ALTER USER u IDENTIFIED BY '***'"
+        );
+    }
+
+    #[test]
+    fn other_statements_are_kept_as_written() {
+        let sql = "SET GLOBAL server_audit_events = 'CONNECT,QUERY'";
+        assert_eq!(redact_sql(sql), sql);
+    }
+
+    #[test]
+    fn error_messages_lose_the_values() {
+        let sql = "CREATE USER x IDENTIFIED BY 'hunter2'";
+        assert_eq!(
+            redact_sql_values("syntax error near 'hunter2'", sql),
+            "syntax error near '***'"
+        );
+    }
 }

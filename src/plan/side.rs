@@ -9,7 +9,8 @@ use super::{ClientSpec, Endpoint, SidePlan, TargetSpec};
 use crate::profile::{self, LoadedProfile, Side, TlsMode};
 use crate::secret::Secret;
 
-/// Options abtest sets itself on a managed server; a profile may not override them.
+/// Options abtest sets itself on a managed server; a profile may not override them. The
+/// names are as [`option_root`] reduces them (`skip_grant_tables` is `grant_tables`).
 const RESERVED_SERVER_OPTIONS: &[&str] = &[
     "datadir",
     "socket",
@@ -21,8 +22,32 @@ const RESERVED_SERVER_OPTIONS: &[&str] = &[
     "ssl_ca",
     "ssl_cert",
     "ssl_key",
-    "skip_grant_tables",
+    "grant_tables",
+    "secure_file_priv",
 ];
+
+/// The prefixes mariadbd's option parser strips or interprets before it looks a name up.
+const OPTION_PREFIXES: &[&str] = &["loose_", "maximum_", "skip_", "enable_", "disable_"];
+
+/// An option name as mariadbd resolves it: lower case, `-` as `_`, without the
+/// `loose-`, `maximum-`, `skip-`, `enable-` and `disable-` prefixes (in any number).
+fn option_root(name: &str) -> String {
+    let mut root = name.to_ascii_lowercase().replace('-', "_");
+    while let Some(prefix) = OPTION_PREFIXES.iter().find(|p| root.starts_with(**p)) {
+        root = root[prefix.len()..].to_string();
+    }
+    root
+}
+
+/// The reserved option a profile's option name would reach: the same name in any
+/// spelling, or an abbreviation of it (mariadbd accepts unambiguous prefixes, so
+/// `bind = …` is `bind_address`). `ssl` is an option of its own, not an abbreviation.
+fn reserved_option(name: &str) -> Option<&'static str> {
+    let root = option_root(name);
+    RESERVED_SERVER_OPTIONS.iter().copied().find(|reserved| {
+        *reserved == root || (root.len() >= 2 && root != "ssl" && reserved.starts_with(&root))
+    })
+}
 
 /// Reads one profile into the plan of a side.
 pub fn resolve_side(
@@ -144,12 +169,13 @@ fn resolve_server_options(
     let mut resolved = BTreeMap::new();
     for (key, value) in options {
         let normalized = key.replace('-', "_");
-        if RESERVED_SERVER_OPTIONS.contains(&normalized.as_str()) {
+        if let Some(reserved) = reserved_option(key) {
             return Err(loaded.error_at_key(
                 "server.options",
                 key,
                 &format!(
-                    "`{key}` is set by abtest for a managed server; remove it from [server.options]"
+                    "`{key}` sets `{reserved}`, which abtest sets itself to keep a managed \
+                     server private; remove it from [server.options]"
                 ),
             ));
         }
@@ -453,5 +479,45 @@ fn sql_literal(value: &toml::Value) -> Option<String> {
         toml::Value::Float(f) => Some(f.to_string()),
         toml::Value::Boolean(b) => Some(if *b { "ON".into() } else { "OFF".into() }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_options_are_found_in_every_spelling() {
+        for name in [
+            "bind_address",
+            "loose-bind-address",
+            "LOOSE_BIND_ADDRESS",
+            "bind",
+            "skip_grant_tables",
+            "loose_skip_grant_tables",
+            "disable-grant-tables",
+            "maximum_secure_file_priv",
+            "loose_user",
+            "datad",
+            "ssl_ke",
+        ] {
+            assert!(reserved_option(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn ordinary_options_pass() {
+        for name in [
+            "ssl",
+            "skip_ssl",
+            "innodb_buffer_pool_size",
+            "skip_name_resolve",
+            "thread_handling",
+            "plugin_load_add",
+            "server_audit_logging",
+            "use_stat_tables",
+        ] {
+            assert_eq!(reserved_option(name), None, "{name}");
+        }
     }
 }

@@ -7,6 +7,7 @@ use mysql::prelude::Queryable;
 
 use crate::db::ConnectSpec;
 use crate::profile::Side;
+use crate::secret::{redact_sql, redact_sql_values};
 
 /// Runs `statements` on a fresh connection; the first failure is returned.
 pub fn run(
@@ -22,8 +23,13 @@ pub fn run(
         .connect()
         .with_context(|| format!("{side}: connecting to run the {point} hooks"))?;
     for sql in statements {
-        conn.query_drop(sql)
-            .with_context(|| format!("{side}: {point} hook `{sql}` failed"))?;
+        if let Err(error) = conn.query_drop(sql) {
+            anyhow::bail!(
+                "{side}: {point} hook `{}` failed: {}",
+                redact_sql(sql),
+                redact_sql_values(&error.to_string(), sql)
+            );
+        }
     }
     Ok(())
 }
@@ -44,9 +50,13 @@ pub fn teardown(connect: &ConnectSpec, side: Side, statements: &[String]) -> Vec
     statements
         .iter()
         .filter_map(|sql| {
-            conn.query_drop(sql)
-                .err()
-                .map(|e| format!("{side}: teardown hook `{sql}` failed: {e}"))
+            conn.query_drop(sql).err().map(|e| {
+                format!(
+                    "{side}: teardown hook `{}` failed: {}",
+                    redact_sql(sql),
+                    redact_sql_values(&e.to_string(), sql)
+                )
+            })
         })
         .collect()
 }

@@ -1,12 +1,21 @@
 //! Managed throwaway servers: a temporary datadir, a free loopback port, the profile's
 //! options, generated TLS material and a clean stop.
 //!
+//! Nobody but abtest may enter a managed server. Its directory (datadir, socket, TLS key)
+//! is private to the invoking user; its only administrator is that OS user over the Unix
+//! socket (`unix_socket` authentication, no password exists to steal); over TCP only the
+//! workload's `sbtest` account exists, with a random password kept in memory; FILE
+//! reaches only a directory inside the private one; abtest's own options come after the
+//! profile's so none can be overridden; and before a server is used, abtest checks that
+//! a login over TCP without the password is refused.
+//!
 //! No mariadbd may outlive abtest. Three layers make sure of it: `Drop` stops the server
 //! on every normal and panicking exit; the server runs in its own process group so a
 //! terminal's Ctrl-C reaches abtest (which still needs the server for teardown hooks)
 //! and not mariadbd; and `PR_SET_PDEATHSIG` kills it if abtest itself is killed.
 
 use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -67,6 +76,7 @@ impl ManagedServer {
         let side = launch.side;
         let dir = tempfile::Builder::new()
             .prefix(&format!("abtest-{side}-"))
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
             .with_context(|| format!("{side}: creating a temporary directory"))?;
         install_datadir(dir.path(), launch.binary)
@@ -95,6 +105,8 @@ impl ManagedServer {
         let args = self.server_args(launch);
         let mut command = Command::new(launch.binary);
         command
+            .env_clear()
+            .envs(child_environment())
             .args(&args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -121,7 +133,57 @@ impl ManagedServer {
     /// database and user.
     pub fn wait_ready(&mut self) -> anyhow::Result<()> {
         self.wait_accepting()?;
-        self.create_user()
+        self.create_user()?;
+        self.check_closed_to_others()
+    }
+
+    /// Proves the server is closed to everyone but abtest before it is used: a TCP
+    /// login without the password is refused, for an unknown user and for root, and
+    /// the addresses and directories are abtest's own. A profile option that got past
+    /// the name check (an abbreviation mariadbd resolves, say) is caught here.
+    fn check_closed_to_others(&self) -> anyhow::Result<()> {
+        let side = self.side;
+        for user in ["root", "abtest_intruder", USER] {
+            let mut spec = self.client_spec(&ClientSpec::default());
+            spec.user = user.to_string();
+            spec.password = None;
+            spec.database = None;
+            if spec.connect().is_ok() {
+                bail!(
+                    "{side}: the managed server let `{user}` in over TCP without a password; \
+                     it was stopped. Check the profile's [server.options] for options that \
+                     disable the grant tables"
+                );
+            }
+        }
+        let mut admin = self.admin()?;
+        let row: Option<(String, String, String)> =
+            admin.query_first("SELECT @@bind_address, @@socket, @@secure_file_priv")?;
+        let expected = (
+            "127.0.0.1".to_string(),
+            self.socket.display().to_string(),
+            self.files_dir().display().to_string(),
+        );
+        match row {
+            Some((bind, socket, files))
+                if bind == expected.0
+                    && socket == expected.1
+                    && files.trim_end_matches('/') == expected.2 =>
+            {
+                Ok(())
+            }
+            other => bail!(
+                "{side}: the managed server does not run with abtest's own settings \
+                 (bind_address, socket, secure_file_priv = {other:?}, expected {expected:?}); \
+                 it was stopped. Remove the option that overrides them from [server.options]"
+            ),
+        }
+    }
+
+    /// The only directory `LOAD DATA INFILE`, `SELECT … INTO OUTFILE` and `LOAD_FILE`
+    /// may touch: inside the private directory.
+    fn files_dir(&self) -> PathBuf {
+        self.dir().join("files")
     }
 
     fn dir(&self) -> &Path {
@@ -131,33 +193,23 @@ impl ManagedServer {
             .path()
     }
 
+    /// The server's command line: `--no-defaults`; the generated TLS material, which a
+    /// profile may turn off (`ssl = 0`); the profile's options; then abtest's own, last,
+    /// so that no spelling of an option in the profile can override them.
     fn server_args(&self, launch: &ServerLaunch<'_>) -> Vec<String> {
         let dir = self.dir();
-        let mut args = vec!["--no-defaults".to_string()];
-        if is_root() {
-            args.push("--user=root".into());
-        }
+        let mut args = vec![
+            "--no-defaults".to_string(),
+            format!("--ssl-ca={}", self.tls.ca.display()),
+            format!("--ssl-cert={}", self.tls.cert.display()),
+            format!("--ssl-key={}", self.tls.key.display()),
+        ];
         let needed = launch.max_threads + 16;
         let max_connections = launch
             .options
             .get("max_connections")
             .and_then(|v| v.parse::<u32>().ok())
             .map_or(needed, |v| v.max(needed));
-        args.extend([
-            format!("--datadir={}", dir.join("data").display()),
-            format!("--socket={}", self.socket.display()),
-            format!("--port={}", self.port),
-            "--bind-address=127.0.0.1".into(),
-            format!("--pid-file={}", dir.join("mysqld.pid").display()),
-            format!("--tmpdir={}", dir.join("tmp").display()),
-            format!("--log-error={}", dir.join("error.log").display()),
-            format!("--ssl-ca={}", self.tls.ca.display()),
-            format!("--ssl-cert={}", self.tls.cert.display()),
-            format!("--ssl-key={}", self.tls.key.display()),
-            "--skip-name-resolve".into(),
-            format!("--max-connections={max_connections}"),
-            format!("--open-files-limit={}", (max_connections * 4).max(4096)),
-        ]);
         for (key, value) in launch.options {
             match key.as_str() {
                 "max_connections" | "port" => {}
@@ -172,6 +224,23 @@ impl ManagedServer {
                 _ => args.push(format!("--{key}={value}")),
             }
         }
+        if is_root() {
+            args.push("--user=root".into());
+        }
+        args.extend([
+            format!("--datadir={}", dir.join("data").display()),
+            format!("--socket={}", self.socket.display()),
+            format!("--port={}", self.port),
+            "--bind-address=127.0.0.1".into(),
+            format!("--pid-file={}", dir.join("mysqld.pid").display()),
+            format!("--tmpdir={}", dir.join("tmp").display()),
+            format!("--log-error={}", dir.join("error.log").display()),
+            "--skip-name-resolve".into(),
+            format!("--max-connections={max_connections}"),
+            format!("--open-files-limit={}", (max_connections * 4).max(4096)),
+            format!("--secure-file-priv={}", self.files_dir().display()),
+            "--skip-skip-grant-tables".into(),
+        ]);
         args
     }
 
@@ -218,13 +287,14 @@ impl ManagedServer {
         Ok(())
     }
 
-    /// Connection settings for root over the Unix socket: used for hooks and facts.
+    /// Connection settings for the administrator over the Unix socket, used for hooks
+    /// and facts: the invoking OS user, authenticated by the kernel (`unix_socket`).
     pub fn admin_spec(&self) -> ConnectSpec {
         let mut spec = ConnectSpec::new(
             Endpoint::Socket {
                 path: self.socket.clone(),
             },
-            "root",
+            &os_user_name(),
             None,
             None,
             &ClientSpec::default(),
@@ -235,11 +305,14 @@ impl ManagedServer {
         spec
     }
 
-    /// A root connection over the Unix socket.
+    /// An administrator connection over the Unix socket.
     pub fn admin(&self) -> anyhow::Result<mysql::Conn> {
-        self.admin_spec()
-            .connect()
-            .with_context(|| format!("{}: connecting to the managed server as root", self.side))
+        self.admin_spec().connect().with_context(|| {
+            format!(
+                "{}: connecting to the managed server as its administrator",
+                self.side
+            )
+        })
     }
 
     /// Connection settings for the workload: TCP on loopback as `sbtest`, with the
@@ -361,19 +434,61 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// The invoking OS user's name: the managed server's only administrator.
+fn os_user_name() -> String {
+    let mut buffer = vec![0 as libc::c_char; 4096];
+    // SAFETY: all-zero is a valid `passwd` (null pointers, zero ids).
+    let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: getpwuid_r writes only into `entry` and `buffer`, whose sizes it is given;
+    // `pw_name` points into `buffer`, which outlives its use here.
+    unsafe {
+        let status = libc::getpwuid_r(
+            libc::geteuid(),
+            &mut entry,
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &mut found,
+        );
+        if status != 0 || found.is_null() || entry.pw_name.is_null() {
+            return "root".into();
+        }
+        std::ffi::CStr::from_ptr(entry.pw_name)
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// The environment of mariadbd and mariadb-install-db: only PATH. abtest's own
+/// environment may hold a password (`password_env`), which no child needs.
+fn child_environment() -> Vec<(&'static str, std::ffi::OsString)> {
+    std::env::var_os("PATH")
+        .map(|path| vec![("PATH", path)])
+        .unwrap_or_default()
+}
+
+/// Installs the system tables. The administrator is the invoking OS user over the
+/// socket only (`unix_socket`): no account with an empty password, none over TCP, no
+/// anonymous user, no test database.
 fn install_datadir(dir: &Path, server_binary: &Path) -> anyhow::Result<()> {
     let install = crate::plan::find_program(&["mariadb-install-db", "mysql_install_db"])
         .context("mariadb-install-db not found; install mariadb-server")?;
     // A private TMPDIR: parallel bootstraps sharing /tmp collide on temporary table names.
     let tmp = dir.join("tmp");
     std::fs::create_dir_all(&tmp)?;
+    std::fs::create_dir_all(dir.join("files"))?;
     let mut command = Command::new(&install);
-    command.env("TMPDIR", &tmp).args([
-        "--no-defaults".to_string(),
-        format!("--datadir={}", dir.join("data").display()),
-        "--auth-root-authentication-method=normal".into(),
-        "--skip-test-db".into(),
-    ]);
+    command
+        .env_clear()
+        .envs(child_environment())
+        .env("TMPDIR", &tmp)
+        .args([
+            "--no-defaults".to_string(),
+            format!("--datadir={}", dir.join("data").display()),
+            "--auth-root-authentication-method=socket".into(),
+            format!("--auth-root-socket-user={}", os_user_name()),
+            "--skip-test-db".into(),
+        ]);
     if is_root() {
         command.arg("--user=root");
     }

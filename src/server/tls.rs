@@ -53,8 +53,22 @@ fn generate_files(dir: &Path, names: &[&str]) -> anyhow::Result<TlsFiles> {
     };
     std::fs::write(&files.ca, ca.to_pem()?)?;
     std::fs::write(&files.cert, server.to_pem()?)?;
-    std::fs::write(&files.key, server_key.private_key_to_pem_pkcs8()?)?;
+    write_private(&files.key, &server_key.private_key_to_pem_pkcs8()?)?;
     Ok(files)
+}
+
+/// Writes a private key readable by its owner alone (0600), from its creation on.
+fn write_private(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    file.write_all(contents)?;
+    Ok(())
 }
 
 fn new_key() -> anyhow::Result<PKey<Private>> {

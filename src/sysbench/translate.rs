@@ -138,6 +138,13 @@ fn normalise(words: &[String]) -> (BTreeMap<String, String>, Vec<String>) {
             value = Some(rest);
         }
         let command = |w: &str| matches!(w, "prepare" | "run" | "cleanup" | "help");
+        // `--mysql-password secret`: sysbench wants `=`, but the word after a password
+        // option is a password typed with a space, never to be echoed as an argument.
+        let secret = name.to_lowercase().replace('_', "-").ends_with("password");
+        if secret && value.is_none() && words.get(i).is_some_and(|w| !w.starts_with('-')) {
+            value = Some(words[i].clone());
+            i += 1;
+        }
         if value.as_deref() == Some("")
             && words
                 .get(i)
@@ -368,6 +375,19 @@ mod tests {
         ] {
             assert!(o.contains(expected), "{o}");
         }
+    }
+
+    #[test]
+    fn a_password_written_with_a_space_is_never_echoed() {
+        let t =
+            translate("sysbench oltp_point_select --mysql-password s3cr3t-value --threads=4 run")
+                .unwrap();
+        let shown = format!("{}{:?}{:?}", t.render(), t.unmapped, t.notes);
+        assert!(!shown.contains("s3cr3t-value"), "{shown}");
+        assert!(
+            t.connection
+                .contains(&("password_env".into(), "\"ABTEST_PASSWORD\"".into()))
+        );
     }
 
     /// shared/seeds/003: sysbench 0.4 complex mode with an empty password before the command.

@@ -193,3 +193,81 @@ fn dry_run_prints_the_plan_without_connecting() {
     assert!(stdout.contains("estimate  1m 40s"), "{stdout}");
     sandbox.assert_nothing_left();
 }
+
+#[test]
+fn every_spelling_of_a_reserved_server_option_is_refused() {
+    let sandbox = Sandbox::new();
+    for (index, option) in [
+        "bind_address = \"0.0.0.0\"",
+        "loose_bind_address = \"0.0.0.0\"",
+        "loose-bind-address = \"0.0.0.0\"",
+        "BIND-ADDRESS = \"0.0.0.0\"",
+        "bind = \"0.0.0.0\"",
+        "skip_grant_tables = true",
+        "loose_skip_grant_tables = 1",
+        "skip-grant = 1",
+        "loose_user = \"root\"",
+        "maximum-secure-file-priv = \"/\"",
+        "datad = \"/tmp\"",
+        "loose_socket = \"/tmp/x.sock\"",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let name = format!("reserved-{index}.toml");
+        let path = sandbox.write(&name, &format!("[server]\n[server.options]\n{option}\n"));
+        let stderr = refuse(
+            &sandbox,
+            &[
+                "--baseline",
+                path.to_str().unwrap(),
+                "--variant",
+                "profiles/mariadb.toml",
+                "--dry-run",
+            ],
+        );
+        assert!(
+            stderr.contains(&format!("{name}:3")) && stderr.contains("abtest sets itself"),
+            "{option}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_password_of_the_wrong_type_is_never_printed() {
+    let sandbox = Sandbox::new();
+    for (name, body) in [
+        (
+            "int.toml",
+            "[connection]\nhost = \"127.0.0.1\"\npassword = 987654321\n",
+        ),
+        (
+            "float.toml",
+            "[connection]\nhost = \"127.0.0.1\"\npassword = 98765.4321\n",
+        ),
+        (
+            "array.toml",
+            "[connection]\nhost = \"127.0.0.1\"\npassword = [\"987654321\"]\n",
+        ),
+    ] {
+        let path = sandbox.write(name, body);
+        let output = sandbox.run(&[
+            "--baseline",
+            path.to_str().unwrap(),
+            "--variant",
+            "profiles/mariadb.toml",
+            "--dry-run",
+        ]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            !stdout.contains("987654321") && !stderr.contains("987654321"),
+            "{name}: the password was printed: {stderr}"
+        );
+        assert!(
+            !stderr.contains("4321"),
+            "{name}: part of the password was printed: {stderr}"
+        );
+        assert!(stderr.contains(&format!("{name}:3")), "{name}: {stderr}");
+    }
+}

@@ -13,6 +13,7 @@ mod parity;
 mod reports;
 mod safety;
 mod secrets;
+mod security;
 mod support;
 mod sweep;
 mod sysbench_bridge;

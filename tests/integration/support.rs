@@ -186,12 +186,23 @@ impl Sandbox {
         self.spawn(&[AA_PROFILES, args].concat())
     }
 
+    /// As [`Sandbox::spawn_aa`], with extra environment variables for abtest.
+    pub fn spawn_aa_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Running {
+        self.spawn_with_env(&[AA_PROFILES, args].concat(), env)
+    }
+
     /// Starts abtest with `args` plus `--json` into the sandbox, without waiting.
     pub fn spawn(&self, args: &[&str]) -> Running {
+        self.spawn_with_env(args, &[])
+    }
+
+    /// As [`Sandbox::spawn`], with extra environment variables for abtest.
+    pub fn spawn_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Running {
         let json = self.path("running.json");
         let (out, err) = (self.path("stdout.txt"), self.path("stderr.txt"));
         let child = self
             .abtest()
+            .envs(env.iter().copied())
             .args(args)
             .arg("--json")
             .arg(&json)

@@ -1,0 +1,175 @@
+//! Nobody but abtest gets into a managed server: while a run is going, its ports refuse
+//! every login without the workload's password, its directory and TLS key are private,
+//! FILE reaches only its own directory, and no secret is handed to the server process.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::support::{Sandbox, server_lock, server_pid};
+
+/// The value of `--name=` on a process's command line.
+fn argument(pid: i32, name: &str) -> String {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    let prefix = format!("--{name}=");
+    String::from_utf8_lossy(&cmdline)
+        .split('\0')
+        .filter_map(|arg| arg.strip_prefix(&prefix))
+        .next_back()
+        .unwrap_or_else(|| panic!("no --{name} on the server's command line"))
+        .to_string()
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// A login over TCP, as a local user who read the port off `ps` would try it.
+fn tcp_login(port: u16, user: &str, password: Option<&str>) -> Result<(), mysql::Error> {
+    let opts = mysql::OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(port)
+        .prefer_socket(false)
+        .user(Some(user))
+        .pass(password)
+        .tcp_connect_timeout(Some(Duration::from_secs(5)));
+    mysql::Conn::new(opts).map(drop)
+}
+
+#[test]
+fn a_running_managed_server_lets_nobody_else_in() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut running = sandbox.spawn_aa_with_env(
+        &[
+            "--table-size",
+            "1000",
+            "--round-time",
+            "2s",
+            "--warmup",
+            "0s",
+            "--rounds",
+            "10",
+            "--threads",
+            "2",
+        ],
+        &[("ABTEST_SECRET_PROBE", "must-not-reach-the-server")],
+    );
+    running.wait_rounds(1, Duration::from_secs(120));
+    for side in ["baseline", "variant"] {
+        let pid = server_pid(&sandbox, side);
+        let port: u16 = argument(pid, "port").parse().unwrap();
+        for user in ["root", "sbtest", "intruder", ""] {
+            assert!(
+                tcp_login(port, user, None).is_err(),
+                "{side}: `{user}` logged in over TCP without a password"
+            );
+        }
+        assert!(tcp_login(port, "root", Some("root")).is_err());
+
+        let datadir = PathBuf::from(argument(pid, "datadir"));
+        let dir = datadir.parent().unwrap();
+        assert_eq!(mode(dir), 0o700, "{side}: server directory {dir:?}");
+        assert_eq!(
+            mode(&PathBuf::from(argument(pid, "ssl-key"))),
+            0o600,
+            "{side}: TLS key"
+        );
+        let files = argument(pid, "secure-file-priv");
+        assert!(
+            Path::new(&files).starts_with(dir),
+            "{side}: secure_file_priv {files} outside {dir:?}"
+        );
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+        let environ = String::from_utf8_lossy(&environ);
+        assert!(
+            !environ.contains("ABTEST_SECRET_PROBE"),
+            "{side}: the server inherited abtest's environment: {environ}"
+        );
+    }
+    running.signal(libc::SIGINT);
+    running.expect_exit(130, Duration::from_secs(60));
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn a_hook_password_never_reaches_the_results_file() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let profile = sandbox.write(
+        "hooked.toml",
+        "[server]\n[hooks]\n\
+         setup = [\"CREATE USER 'monitor'@'localhost' IDENTIFIED BY 'Hook-Secret-42'\"]\n\
+         teardown = [\"DROP USER 'monitor'@'localhost'\"]\n",
+    );
+    let profile = profile.to_str().unwrap();
+    let finished = sandbox.run_json(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        profile,
+        "--table-size",
+        "1000",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "0s",
+        "--rounds",
+        "2",
+        "--threads",
+        "1",
+    ]);
+    assert_eq!(finished.code, Some(0), "{}", finished.output);
+    let saved = finished.results.to_string();
+    assert!(
+        !saved.contains("Hook-Secret-42"),
+        "the hook password is in the results file"
+    );
+    assert!(saved.contains("IDENTIFIED BY '***'"));
+    assert!(!finished.output.contains("Hook-Secret-42"));
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn a_killed_abtest_takes_its_servers_with_it() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut running = sandbox.spawn_aa(&[
+        "--table-size",
+        "1000",
+        "--round-time",
+        "2s",
+        "--warmup",
+        "0s",
+        "--rounds",
+        "10",
+        "--threads",
+        "1",
+    ]);
+    running.wait_rounds(1, Duration::from_secs(120));
+    let servers = [
+        server_pid(&sandbox, "baseline"),
+        server_pid(&sandbox, "variant"),
+    ];
+    running.signal(libc::SIGKILL);
+    running.wait_exit(Duration::from_secs(10));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while servers.iter().any(|pid| alive(*pid)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "managed servers {servers:?} outlived a SIGKILLed abtest"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Whether a process exists and is not a zombie.
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next().map(String::from))
+        })
+        .is_some_and(|state| state != "Z" && state != "X")
+}
