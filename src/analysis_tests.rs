@@ -53,7 +53,7 @@ fn aa_false_positive_rate_is_alpha() {
     let mut rng = SmallRng::seed_from_u64(2026);
     let opts = options(None);
     let fp = rate(1000, || {
-        analyze(&experiment(&mut rng, 10, 0.03, 1.0), &opts).comparisons[0].p < 0.05
+        analyze(&experiment(&mut rng, 10, 0.03, 1.0), &opts).comparisons[0].significant
     });
     assert!((0.03..=0.07).contains(&fp), "A/A false-positive rate {fp}");
 }

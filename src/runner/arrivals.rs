@@ -54,15 +54,32 @@ impl Arrivals {
 mod tests {
     use super::*;
 
-    #[test]
-    fn mean_interarrival_is_one_over_rate() {
+    /// Gaps between 20 000 consecutive intended starts at 1000 events/s.
+    fn gaps() -> Vec<f64> {
         let arrivals = Arrivals::new(1000.0, 1);
-        let first = arrivals.take();
-        let mut last = first;
-        for _ in 0..9999 {
-            last = arrivals.take();
-        }
-        let mean = (last - first).as_secs_f64() / 9999.0;
-        assert!((mean - 0.001).abs() < 0.00005, "{mean}");
+        let starts: Vec<Instant> = (0..20_001).map(|_| arrivals.take()).collect();
+        starts
+            .windows(2)
+            .map(|pair| (pair[1] - pair[0]).as_secs_f64())
+            .collect()
+    }
+
+    #[test]
+    fn interarrival_times_are_exponential() {
+        let gaps = gaps();
+        let n = gaps.len() as f64;
+        let mean = gaps.iter().sum::<f64>() / n;
+        let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        // Exponential(1000/s): mean 1 ms, CV 1; the mean within 5 standard errors, the CV
+        // within 5 of its standard errors (≈ 1/√n for an exponential).
+        assert!((mean - 0.001).abs() < 5.0 * 0.001 / n.sqrt(), "{mean}");
+        assert!((sd / mean - 1.0).abs() < 5.0 / n.sqrt(), "CV {}", sd / mean);
+        // Memoryless: P(gap > mean) = e⁻¹.
+        let above = gaps.iter().filter(|&&g| g > 0.001).count() as f64 / n;
+        let expected = (-1f64).exp();
+        assert!(
+            (above - expected).abs() < 5.0 * (expected * (1.0 - expected) / n).sqrt(),
+            "{above}"
+        );
     }
 }

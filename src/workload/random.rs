@@ -332,13 +332,39 @@ mod tests {
         counts
     }
 
+    /// Mean and standard deviation of the ids 1..=100 counted in `counts`.
+    fn moments(counts: &[usize]) -> (f64, f64) {
+        let n = counts.iter().sum::<usize>() as f64;
+        let values = || {
+            counts
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| ((i + 1) as f64, c as f64))
+        };
+        let mean = values().map(|(v, c)| v * c).sum::<f64>() / n;
+        let variance = values().map(|(v, c)| c * (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, variance.sqrt())
+    }
+
     #[test]
     fn distributions_have_their_shapes() {
         let n = 200_000;
         let uniform = histogram(RandType::Uniform, n);
         assert!(uniform.iter().all(|&c| c > n / 100 * 8 / 10));
+        // Gaussian: 1 + ⌊mean of 12 uniforms on [0, 100)⌋ has mean 50.5 (the floor takes
+        // 0.5) and sd √(100²/144 + 1/12) ≈ 8.34; both within 5 standard errors.
         let gaussian = histogram(RandType::Gaussian, n);
-        assert!(gaussian[49] > 10 * gaussian[5].max(1));
+        let (mean, sd) = moments(&gaussian);
+        let expected_sd = (100f64.powi(2) / 144.0 + 1.0 / 12.0).sqrt();
+        let draws = n as f64;
+        assert!(
+            (mean - 50.5).abs() < 5.0 * expected_sd / draws.sqrt(),
+            "{mean}"
+        );
+        assert!(
+            (sd - expected_sd).abs() < 5.0 * expected_sd / (2.0 * draws).sqrt(),
+            "{sd}"
+        );
         let special = histogram(RandType::Special, n);
         // 75 % of draws land on the middle 1 % of the range (ids 50 and 51).
         assert!(
@@ -346,8 +372,25 @@ mod tests {
             "{:?}",
             &special[45..55]
         );
+        // Pareto with h = 0.2: 1 + ⌊100·U^p⌋, p = ln 0.2 / ln 0.8. P(1) = 0.01^(1/p) and
+        // E = 1 + Σₖ (1 − (k/100)^(1/p)), each checked within 5 standard errors.
         let pareto = histogram(RandType::Pareto, n);
-        assert!(pareto[0] > pareto[50] * 10);
+        let power = 0.2f64.ln() / 0.8f64.ln();
+        let p_first = 0.01f64.powf(1.0 / power);
+        let share_first = pareto[0] as f64 / draws;
+        assert!(
+            (share_first - p_first).abs() < 5.0 * (p_first * (1.0 - p_first) / draws).sqrt(),
+            "{share_first} vs {p_first}"
+        );
+        let expected_mean = 1.0
+            + (1..100)
+                .map(|k| 1.0 - (f64::from(k) / 100.0).powf(1.0 / power))
+                .sum::<f64>();
+        let (mean, sd) = moments(&pareto);
+        assert!(
+            (mean - expected_mean).abs() < 5.0 * sd / draws.sqrt(),
+            "{mean} vs {expected_mean}"
+        );
         let zipf = histogram(RandType::Zipfian, n);
         // P(1)/P(2) = 2^0.8 ≈ 1.74 for a Zipf exponent of 0.8.
         let ratio = zipf[0] as f64 / zipf[1] as f64;

@@ -103,8 +103,17 @@ fn second_ctrl_c_exits_at_once_without_orphans() {
     let sandbox = Sandbox::new();
     let mut running = long_run(&sandbox, &[]);
     running.signal(libc::SIGINT);
+    running.wait_output("abtest: interrupted", Duration::from_secs(10));
     running.signal(libc::SIGINT);
+    // The message proves the forced path ran; the bound only guards against a hang.
     running.expect_exit(130, Duration::from_secs(30));
+    assert!(
+        running
+            .stderr()
+            .contains("second interrupt, stopping servers and exiting now"),
+        "{}",
+        running.stderr()
+    );
     std::thread::sleep(Duration::from_millis(500));
     sandbox.assert_nothing_left();
 }

@@ -119,8 +119,108 @@ fn aa_run_reports_no_significant_difference() {
         ],
     );
     assert_eq!(results["plan"]["client"]["client_sched"], "normal");
-    for c in results["comparisons"].as_array().unwrap() {
+    let rounds = results["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 10, "5 rounds per side");
+    assert!(rounds.iter().all(|r| r["status"] == "completed"));
+    let comparisons = results["comparisons"].as_array().unwrap();
+    let metrics: Vec<&str> = comparisons
+        .iter()
+        .map(|c| c["metric"].as_str().unwrap())
+        .collect();
+    for metric in ["tps", "latency_mean_ms", "latency_p95_ms", "latency_p99_ms"] {
+        assert!(
+            metrics.contains(&metric),
+            "{metric} not compared: {metrics:?}"
+        );
+    }
+    for c in comparisons {
+        assert_eq!(c["baseline"]["n"], 5, "{c}");
+        assert_eq!(c["variant"]["n"], 5, "{c}");
         assert_eq!(c["significant"], false, "A/A comparison flagged: {c}");
     }
+    sandbox.assert_nothing_left();
+}
+
+/// The positive control of the A/A test above: the same suite must see a change that
+/// is known to be there. server_audit logging every query costs about a fifth of the
+/// point-select throughput on this kind of host; against a 5 % tolerance the tool's own
+/// decision must be NO-GO (exit 3), with the TPS interval below zero.
+#[test]
+fn a_known_slowdown_is_found() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let finished = sandbox.run_json(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb-audit.toml",
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "4",
+        "--rounds",
+        "8",
+        "--round-time",
+        "2s",
+        "--warmup",
+        "500ms",
+        "--table-size",
+        "1000",
+        "--seed",
+        "5",
+        "--max-tps-loss",
+        "5%",
+    ]);
+    assert_eq!(finished.code, Some(3), "{}", finished.output);
+    assert_eq!(finished.results["verdict"], "NO-GO");
+    let tps = finished.results["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == "tps")
+        .expect("tps is compared")
+        .clone();
+    assert!(tps["ci_pct"][1].as_f64().unwrap() < 0.0, "{tps}");
+    sandbox.assert_nothing_left();
+}
+
+/// profiles/mariadb-tls.toml: the workload of that side really is encrypted, by the
+/// server's own account, and the other side's is not.
+#[test]
+fn client_tls_on_a_managed_side_is_in_effect() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let (results, _) = run_json(
+        &sandbox,
+        &[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb-tls.toml",
+            "--workload",
+            "oltp_point_select",
+            "--threads",
+            "2",
+            "--rounds",
+            "2",
+        ],
+    );
+    let cipher = |side: &str| {
+        results["sides"][side]["facts"]["tls_cipher"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(cipher("baseline"), "none");
+    assert_ne!(cipher("variant"), "none");
+    assert!(
+        results["differences"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["name"] == "client_tls_cipher"),
+        "{}",
+        results["differences"]
+    );
     sandbox.assert_nothing_left();
 }

@@ -1,10 +1,13 @@
 //! No password ever appears in any output: stdout, stderr, JSON, Markdown, HTML, CSV.
 
 use std::collections::BTreeMap;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
 
 use mysql::prelude::Queryable;
 
-use crate::support::{QUICK, Sandbox, server_lock, start_server, text};
+use crate::support::{QUICK, Sandbox, TestServer, server_lock, start_server, text};
 
 const PASSWORD: &str = "Zq7-unique-PaSsW0rd-4f1c";
 
@@ -98,4 +101,102 @@ fn passwords_never_reach_any_output() {
     );
     assert!(!stdout.contains(PASSWORD) && !stderr.contains(PASSWORD));
     drop(server);
+}
+
+/// A server with user `filed` whose password is PASSWORD, and a profile for it.
+fn server_with_password_user(sandbox: &Sandbox, extra: &str) -> (TestServer, PathBuf) {
+    let server = start_server(&BTreeMap::new(), 2);
+    let mut admin = server.admin().unwrap();
+    admin
+        .query_drop(format!(
+            "CREATE USER 'filed'@'127.0.0.1' IDENTIFIED BY '{PASSWORD}'"
+        ))
+        .unwrap();
+    admin
+        .query_drop("GRANT ALL ON sbtest.* TO 'filed'@'127.0.0.1'")
+        .unwrap();
+    let profile = sandbox.write(
+        "filed.toml",
+        &format!(
+            "[connection]\nhost = \"127.0.0.1\"\nport = {}\nuser = \"filed\"\ndatabase = \"sbtest\"\n{extra}",
+            server.port()
+        ),
+    );
+    (server, profile)
+}
+
+#[test]
+fn a_password_file_logs_in() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let file = sandbox.write("pw.txt", &format!("{PASSWORD}\n"));
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let (_server, profile) = server_with_password_user(
+        &sandbox,
+        &format!("password_file = \"{}\"\n", file.display()),
+    );
+    let output = sandbox.run(&["cleanup", "--profile", profile.to_str().unwrap()]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("dropped 0 table(s)"), "{stdout}");
+    assert!(!stdout.contains(PASSWORD) && !stderr.contains(PASSWORD));
+}
+
+#[test]
+fn a_password_typed_at_the_prompt_logs_in() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let (_server, profile) = server_with_password_user(&sandbox, "password_prompt = true\n");
+    // script(1) gives abtest a terminal; what it reads there comes from our stdin.
+    let command = format!(
+        "{} cleanup --profile {}",
+        env!("CARGO_BIN_EXE_abtest"),
+        profile.display()
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("TMPDIR", sandbox.path("tmp"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("script(1) from util-linux runs");
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let reader = {
+        let seen = seen.clone();
+        let mut stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 512];
+            while let Ok(n) = std::io::Read::read(&mut stdout, &mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock().unwrap().extend_from_slice(&chunk[..n]);
+            }
+        })
+    };
+    let shown = || String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !shown().contains("abtest: password for filed@127.0.0.1") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no prompt: {}",
+            shown()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The prompt is written just before echo is switched off.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(format!("{PASSWORD}\n").as_bytes()).unwrap();
+    let status = child.wait().unwrap();
+    drop(stdin);
+    reader.join().unwrap();
+    let stdout = shown();
+    assert_eq!(status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("dropped 0 table(s)"), "{stdout}");
+    assert!(
+        !stdout.contains(PASSWORD),
+        "the typed password was echoed: {stdout}"
+    );
 }

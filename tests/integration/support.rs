@@ -134,12 +134,53 @@ pub fn assert_valid_results(results: &serde_json::Value) {
     );
 }
 
+impl Drop for Sandbox {
+    /// Every test that runs abtest in a sandbox proves that nothing was left: no server
+    /// directory, no server process. A test that fails already is not failed twice.
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            self.assert_nothing_left();
+        }
+    }
+}
+
+/// A managed server a test started for itself next to abtest. Dropping it stops the
+/// server and proves that its process and its directory are gone.
+pub struct TestServer(abtest::server::sandbox::ManagedServer);
+
+impl std::ops::Deref for TestServer {
+    type Target = abtest::server::sandbox::ManagedServer;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        let pid = self.0.pid();
+        let dir = self.0.socket().parent().map(Path::to_path_buf);
+        self.0.stop();
+        if std::thread::panicking() {
+            return;
+        }
+        if let Some(dir) = dir {
+            assert!(!dir.exists(), "server directory {dir:?} left behind");
+        }
+        if let Some(pid) = pid {
+            assert!(
+                !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+                "server process {pid} left running"
+            );
+        }
+    }
+}
+
 /// Starts a managed server directly through the library, for tests that need a server of
 /// their own next to abtest (it stops when dropped).
 pub fn start_server(
     options: &std::collections::BTreeMap<String, String>,
     max_threads: u32,
-) -> abtest::server::sandbox::ManagedServer {
+) -> TestServer {
     start_server_named(options, max_threads, abtest::server::tls::SERVER_NAMES)
 }
 
@@ -148,7 +189,7 @@ pub fn start_server_named(
     options: &std::collections::BTreeMap<String, String>,
     max_threads: u32,
     tls_names: &[&str],
-) -> abtest::server::sandbox::ManagedServer {
+) -> TestServer {
     use abtest::server::sandbox::{ManagedServer, ServerLaunch};
     let binary = abtest::plan::find_server_binary().expect("mariadbd installed");
     let launch = ServerLaunch {
@@ -161,7 +202,7 @@ pub fn start_server_named(
     let mut server = ManagedServer::install(&launch).unwrap();
     server.spawn(&launch).unwrap();
     server.wait_ready().unwrap();
-    server
+    TestServer(server)
 }
 
 /// An abtest process running in the background, its output going to files.
@@ -242,6 +283,19 @@ impl Running {
                 self.stderr()
             );
             std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
+    /// Waits until abtest's output contains `needle`; panics after `limit`.
+    pub fn wait_output(&mut self, needle: &str, limit: std::time::Duration) {
+        let deadline = std::time::Instant::now() + limit;
+        while !self.stderr().contains(needle) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no `{needle}` after {limit:?}: {}",
+                self.stderr()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }
 
