@@ -161,16 +161,24 @@ pub fn analyze(samples: &[Sample], options: &AnalysisOptions) -> Analysis {
     for comparison in &mut comparisons {
         judge(comparison, samples, options);
     }
-    let verdict = verdict::overall(comparisons.iter().filter_map(|c| c.verdict));
-    let mut warnings = Vec::new();
+    let mut verdict = verdict::overall(comparisons.iter().filter_map(|c| c.verdict));
+    let unchecked = unchecked_tolerances(samples, &comparisons, options);
+    if !unchecked.is_empty() && verdict != Some(Verdict::NoGo) {
+        // A tolerance that could not be checked can never be passed.
+        verdict = Some(Verdict::Inconclusive);
+    }
+    let mut warnings: Vec<String> = unchecked
+        .iter()
+        .map(|reason| format!("{UNCHECKED}{reason}"))
+        .collect();
     for comparison in &comparisons {
         warnings.extend(comparison_warnings(comparison));
         if comparison.metric == "tps" {
             for side in Side::BOTH {
-                let values = side_values(samples, side, comparison.threads, "tps");
+                let rounds = side_rounds(samples, side, comparison.threads, "tps");
                 warnings.extend(side_warnings(
                     &format!("{side} tps at {} threads", comparison.threads),
-                    &values,
+                    &rounds,
                 ));
             }
         }
@@ -182,14 +190,83 @@ pub fn analyze(samples: &[Sample], options: &AnalysisOptions) -> Analysis {
     }
 }
 
-fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &str) -> Vec<f64> {
+/// The start of the warning for a tolerance that could not be checked; reports put
+/// these reasons in the headline of an INCONCLUSIVE verdict.
+pub const UNCHECKED: &str = "tolerance not checked: ";
+
+/// The tolerances that got no verdict at some thread level, each with the reason: the
+/// metric has fewer than 2 rounds on a side there, or is not in the data at all.
+fn unchecked_tolerances(
+    samples: &[Sample],
+    comparisons: &[Comparison],
+    options: &AnalysisOptions,
+) -> Vec<String> {
+    let mut levels: Vec<u32> = samples.iter().map(|s| s.threads).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    let present = |metric: &str| samples.iter().any(|s| s.metric == metric);
+    let mut wanted: Vec<String> = Vec::new();
+    if options.max_tps_loss.is_some() {
+        wanted.push("tps".into());
+    }
+    wanted.extend(options.max_latency_inflation.keys().cloned());
+    if options.max_latency_inflation_all.is_some() {
+        let mut latencies: Vec<String> = samples
+            .iter()
+            .filter(|s| s.metric.starts_with("latency_"))
+            .map(|s| s.metric.clone())
+            .collect();
+        latencies.sort();
+        latencies.dedup();
+        if latencies.is_empty() {
+            return vec!["--max-latency-inflation: the data has no latency metric".into()];
+        }
+        for metric in latencies {
+            if !wanted.contains(&metric) {
+                wanted.push(metric);
+            }
+        }
+    }
+    let mut reasons = Vec::new();
+    for metric in &wanted {
+        if !present(metric) {
+            reasons.push(format!("{metric}: not in the data"));
+            continue;
+        }
+        for &threads in &levels {
+            let judged = comparisons
+                .iter()
+                .any(|c| c.threads == threads && &c.metric == metric && c.verdict.is_some());
+            if !judged {
+                let counts =
+                    Side::BOTH.map(|side| side_values(samples, side, threads, metric).len());
+                reasons.push(format!(
+                    "{metric} at {threads} threads: {} baseline and {} variant round(s), at least 2 per side are needed",
+                    counts[0], counts[1]
+                ));
+            }
+        }
+    }
+    reasons
+}
+
+/// One side's (round number, value) pairs of a metric, in round order. Round numbers
+/// count from 1; a sample's index counts from 0.
+fn side_rounds(samples: &[Sample], side: Side, threads: u32, metric: &str) -> Vec<(u32, f64)> {
     let mut values: Vec<(u32, f64)> = samples
         .iter()
         .filter(|s| s.side == side && s.threads == threads && s.metric == metric)
-        .map(|s| (s.index, s.value))
+        .map(|s| (s.index + 1, s.value))
         .collect();
-    values.sort_by_key(|(index, _)| *index);
-    values.into_iter().map(|(_, v)| v).collect()
+    values.sort_by_key(|(round, _)| *round);
+    values
+}
+
+fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &str) -> Vec<f64> {
+    side_rounds(samples, side, threads, metric)
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect()
 }
 
 /// Adds tolerance, verdict and power to a comparison.

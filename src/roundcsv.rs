@@ -41,6 +41,7 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
     let column = |key: &str| header.iter().position(|h| h == key).unwrap_or(0);
     let (side_col, threads_col, round_col) = (column("side"), column("threads"), column("round"));
     let mut samples = Vec::new();
+    let mut seen = std::collections::HashMap::new();
     for record in reader.records() {
         let record =
             record.map_err(|e| error(e.position().map_or(0, |p| p.line()), format!("{e}")))?;
@@ -72,6 +73,21 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
         };
         let threads = integer(threads_col, "threads")?;
         let round = integer(round_col, "round")?;
+        if round == 0 {
+            return Err(error(
+                line,
+                "round 0: rounds are numbered from 1 on each side".into(),
+            ));
+        }
+        if let Some(first) = seen.insert((side, threads, round), line) {
+            return Err(error(
+                line,
+                format!(
+                    "{side} round {round} at {threads} threads appears twice (first on line {first}); \
+                     each round must be listed once"
+                ),
+            ));
+        }
         for (col, metric) in header.iter().enumerate() {
             if KEY_COLUMNS.contains(&metric.as_str())
                 || NOT_METRICS.contains(&metric.as_str())
@@ -86,6 +102,12 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
                 .ok_or_else(|| {
                     error(line, format!("{metric} `{}` is not a number", &record[col]))
                 })?;
+            if metric == "tps" && value <= 0.0 {
+                return Err(error(
+                    line,
+                    format!("tps `{}` must be above 0", &record[col]),
+                ));
+            }
             samples.push(Sample {
                 side,
                 threads,
@@ -153,6 +175,28 @@ mod tests {
         let samples = parse(text.as_bytes(), "r.csv").unwrap();
         assert!(samples.iter().all(|s| s.metric == "tps"), "{samples:?}");
         assert_eq!(samples.len(), 4);
+    }
+
+    #[test]
+    fn duplicate_rounds_round_zero_and_non_positive_tps_are_refused() {
+        let rows = "side,threads,round,tps\nbaseline,8,1,100\nvariant,8,1,90\n";
+        let duplicate = format!("{rows}baseline,8,2,101\nvariant,8,2,91\nbaseline,8,1,99\n");
+        assert!(
+            err(&duplicate)
+                .contains("r.csv:6: baseline round 1 at 8 threads appears twice (first on line 2)"),
+            "{}",
+            err(&duplicate)
+        );
+        let zero = format!("{rows}baseline,8,0,101\nvariant,8,2,91\n");
+        assert!(err(&zero).contains("r.csv:4: round 0"), "{}", err(&zero));
+        for tps in ["-90", "0"] {
+            let negative = format!("{rows}baseline,8,2,101\nvariant,8,2,{tps}\n");
+            assert!(
+                err(&negative).contains(&format!("r.csv:5: tps `{tps}` must be above 0")),
+                "{}",
+                err(&negative)
+            );
+        }
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
         render(&ReportView::of_results(&results), args.format)
     } else {
         let samples = roundcsv::read(&args.file)?;
+        refuse_absent_tolerance_metrics(&samples, &options, &args.file)?;
         let analysis = analysis::analyze(&samples, &options);
         let view = ReportView {
             names: ["baseline".into(), "variant".into()],
@@ -32,6 +33,38 @@ pub fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     };
     print!("{}", output.0);
     Ok(output.1.map_or(exit::SUCCESS, |v| v.exit_code()))
+}
+
+/// A tolerance on a metric the CSV does not have is a mistake in the command, not a
+/// finding about the data: exit 2, naming the columns there are.
+fn refuse_absent_tolerance_metrics(
+    samples: &[crate::stats::compare::Sample],
+    options: &AnalysisOptions,
+    file: &Path,
+) -> anyhow::Result<()> {
+    let present = |metric: &str| samples.iter().any(|s| s.metric == metric);
+    let has_latency = samples.iter().any(|s| s.metric.starts_with("latency_"));
+    let missing = options
+        .max_latency_inflation
+        .keys()
+        .find(|metric| !present(metric))
+        .cloned()
+        .or_else(|| {
+            (options.max_latency_inflation_all.is_some() && !has_latency)
+                .then(|| "any latency_* metric".to_string())
+        });
+    let Some(missing) = missing else {
+        return Ok(());
+    };
+    let mut columns: Vec<&str> = samples.iter().map(|s| s.metric.as_str()).collect();
+    columns.sort_unstable();
+    columns.dedup();
+    Err(UsageError::err(format!(
+        "{}: --max-latency-inflation needs {missing}, which the file does not have \
+         (its metrics: {}); drop the tolerance or add the column",
+        file.display(),
+        columns.join(", ")
+    )))
 }
 
 fn render(

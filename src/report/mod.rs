@@ -87,7 +87,16 @@ impl<'a> ReportView<'a> {
         } else {
             tps.join("; ")
         };
+        let unchecked: Vec<&str> = self
+            .warnings
+            .iter()
+            .filter_map(|w| w.strip_prefix(crate::analysis::UNCHECKED))
+            .collect();
         match self.verdict {
+            Some(Verdict::Inconclusive) if !unchecked.is_empty() => format!(
+                "INCONCLUSIVE (a tolerance could not be checked: {}): {summary}",
+                unchecked.join("; ")
+            ),
             Some(verdict) => format!("{}: {summary}", verdict.as_str()),
             None => summary,
         }

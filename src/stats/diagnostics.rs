@@ -57,8 +57,11 @@ pub fn mad_outliers(values: &[f64]) -> Vec<usize> {
         .collect()
 }
 
-/// Warnings about one side's sample of one metric.
-pub fn side_warnings(label: &str, values: &[f64]) -> Vec<String> {
+/// Warnings about one side's sample of one metric: `rounds` holds (round number, value)
+/// in round order, and every warning names rounds by their numbers, never by position.
+pub fn side_warnings(label: &str, rounds: &[(u32, f64)]) -> Vec<String> {
+    let values: Vec<f64> = rounds.iter().map(|(_, v)| *v).collect();
+    let values = values.as_slice();
     let mut warnings = Vec::new();
     let summary = Summary::of(values);
     if summary.n < 5 {
@@ -80,11 +83,10 @@ pub fn side_warnings(label: &str, values: &[f64]) -> Vec<String> {
             "{label}: values drift across rounds (Mann-Kendall p = {p:.3})"
         ));
     }
-    for index in mad_outliers(values) {
+    for position in mad_outliers(values) {
+        let (round, value) = rounds[position];
         warnings.push(format!(
-            "{label}: round {} ({:.1}) is an outlier (MAD); it is kept",
-            index + 1,
-            values[index]
+            "{label}: round {round} ({value:.1}) is an outlier (MAD); it is kept"
         ));
     }
     warnings
@@ -114,8 +116,29 @@ mod tests {
 
     #[test]
     fn side_warnings_cover_noise_and_size() {
-        let warnings = side_warnings("baseline tps", &[100.0, 150.0, 80.0]);
+        let warnings = side_warnings("baseline tps", &[(1, 100.0), (2, 150.0), (3, 80.0)]);
         assert!(warnings.iter().any(|w| w.contains("only 3 rounds")));
         assert!(warnings.iter().any(|w| w.contains("CV")));
+    }
+
+    /// Rounds 1, 2, 4, 5 (round 3 failed): the outlier in round 5 is called round 5,
+    /// not "round 4" after its position.
+    #[test]
+    fn outliers_are_named_by_their_round_numbers() {
+        let rounds = [
+            (1, 100.0),
+            (2, 101.0),
+            (4, 99.0),
+            (5, 160.0),
+            (6, 100.5),
+            (7, 99.5),
+        ];
+        let warnings = side_warnings("variant tps", &rounds);
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("round 5 (160.0) is an outlier")),
+            "{warnings:?}"
+        );
     }
 }

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::summary::Summary;
+use super::summary::{Summary, common_scale};
 use super::t_critical;
 use super::welch::satterthwaite;
 
@@ -29,8 +29,12 @@ impl RatioInterval {
     }
 }
 
-/// Fieller interval for ȳ/x̄ at confidence 1 − alpha.
+/// Fieller interval for ȳ/x̄ at confidence 1 − alpha. The ratio does not depend on the
+/// unit, so both summaries are first brought to their common scale: no square of a mean
+/// near 1e200 (overflow) or 1e-90 (underflow, a false zero-width interval).
 pub fn fieller(x: &Summary, y: &Summary, alpha: f64) -> RatioInterval {
+    let scale = common_scale(x, y);
+    let (x, y) = (&x.in_units_of(scale), &y.in_units_of(scale));
     let (v1, v2) = (x.var_of_mean(), y.var_of_mean());
     let ratio = y.mean / x.mean;
     if !ratio.is_finite() {

@@ -16,13 +16,25 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Summarises a sample.
+    /// Summarises a sample. The values are scaled to at most 1 in magnitude before they
+    /// are squared, so 1e200 and 1e-90 give the same relative answers as values near 1.
     pub fn of(values: &[f64]) -> Summary {
         let n = values.len();
-        let mean = mean(values);
-        let sd = variance(values).sqrt();
+        let scale = scale_of(values.iter().map(|v| v.abs()));
+        let unit: Vec<f64> = values.iter().map(|v| v / scale).collect();
+        let mean = mean(&unit) * scale;
+        let sd = variance(&unit).sqrt() * scale;
         let cv = if mean == 0.0 { 0.0 } else { sd / mean.abs() };
         Summary { n, mean, sd, cv }
+    }
+
+    /// The same summary in units of `scale` (mean and sd divided by it).
+    pub fn in_units_of(&self, scale: f64) -> Summary {
+        Summary {
+            mean: self.mean / scale,
+            sd: self.sd / scale,
+            ..*self
+        }
     }
 
     /// Variance of the mean, s²/n.
@@ -33,6 +45,19 @@ impl Summary {
             self.sd * self.sd / self.n as f64
         }
     }
+}
+
+/// The largest of `magnitudes`: a unit that brings them to at most 1 before squaring.
+/// 1 when there is nothing finite and non-zero to scale by.
+fn scale_of(magnitudes: impl Iterator<Item = f64>) -> f64 {
+    let largest = magnitudes.filter(|m| m.is_finite()).fold(0.0, f64::max);
+    if largest > 0.0 { largest } else { 1.0 }
+}
+
+/// A common unit for two summaries (their largest mean or sd), so that the test
+/// statistics built from them square numbers near 1, never near 1e200 or 1e-90.
+pub fn common_scale(x: &Summary, y: &Summary) -> f64 {
+    scale_of([x.mean.abs(), x.sd, y.mean.abs(), y.sd].into_iter())
 }
 
 /// Arithmetic mean; 0 for an empty slice.

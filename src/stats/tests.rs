@@ -101,7 +101,9 @@ fn paired_matches_reference() {
 #[test]
 fn holm_matches_statsmodels() {
     for case in reference().holm {
-        for (actual, expected) in holm(&case.p).iter().zip(&case.holm) {
+        let adjusted = holm(&case.p);
+        assert_eq!(adjusted.len(), case.holm.len(), "one adjusted p per p");
+        for (actual, expected) in adjusted.iter().zip(&case.holm) {
             assert_close("holm", "p", *actual, *expected);
         }
     }
@@ -175,4 +177,39 @@ fn two_rounds_per_side_are_enough() {
     let y = Summary::of(&[80.0, 83.0]);
     let w = welch(&x, &y, 0.05);
     assert!(w.df.unwrap() > 1.0 && w.p < 1.0);
+}
+
+/// The reproducer of 1e200 (a panic) and 1e-90 (p = 0, a zero-width interval): the
+/// answers in relative terms are those of the same data near 1.
+#[test]
+fn huge_and_tiny_values_give_the_answers_of_values_near_one() {
+    let (x, y) = ([1.0, 3.0], [2.0, 1.0]);
+    let reference = (
+        welch(&Summary::of(&x), &Summary::of(&y), 0.05),
+        fieller(&Summary::of(&x), &Summary::of(&y), 0.05),
+        paired_ratio_ci(&x, &y, 0.05),
+    );
+    for scale in [1e200, 1e-90, 1e-300, 1e300] {
+        let (xs, ys) = (x.map(|v| v * scale), y.map(|v| v * scale));
+        let (bx, by) = (Summary::of(&xs), Summary::of(&ys));
+        let w = welch(&bx, &by, 0.05);
+        assert!((w.p - reference.0.p).abs() < 1e-12, "{scale}: p {}", w.p);
+        assert!(w.df.is_some(), "{scale}");
+        assert!((w.df.unwrap() - reference.0.df.unwrap()).abs() < 1e-9);
+        for (bound, expected) in w.ci.iter().zip(reference.0.ci) {
+            assert!(
+                (bound / scale - expected).abs() < 1e-9,
+                "{scale}: {:?}",
+                w.ci
+            );
+        }
+        let r = fieller(&bx, &by, 0.05);
+        assert!((r.ratio - reference.1.ratio).abs() < 1e-12);
+        assert_eq!(r.bounds.is_some(), reference.1.bounds.is_some(), "{scale}");
+        let p = paired_ratio_ci(&xs, &ys, 0.05);
+        assert_eq!(p.is_some(), reference.2.is_some(), "{scale}");
+        if let (Some(a), Some(b)) = (p, reference.2) {
+            assert!((a[0] - b[0]).abs() < 1e-9 && (a[1] - b[1]).abs() < 1e-9);
+        }
+    }
 }

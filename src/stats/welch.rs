@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::summary::Summary;
+use super::summary::{Summary, common_scale};
 use super::{t_critical, two_sided_p};
 
 /// The result of a Welch test.
@@ -26,11 +26,26 @@ pub struct Welch {
 /// Welch–Satterthwaite degrees of freedom for variances of the mean `v1`, `v2`.
 pub fn satterthwaite(v1: f64, n1: usize, v2: f64, n2: usize) -> Option<f64> {
     let denominator = v1 * v1 / (n1 as f64 - 1.0) + v2 * v2 / (n2 as f64 - 1.0);
-    (denominator > 0.0).then(|| (v1 + v2).powi(2) / denominator)
+    let df = (v1 + v2).powi(2) / denominator;
+    (denominator > 0.0 && df.is_finite()).then_some(df)
 }
 
-/// Welch's test of baseline `x` against variant `y` at level `alpha`.
+/// Welch's test of baseline `x` against variant `y` at level `alpha`, computed in units
+/// of the data's own scale so that no square overflows or underflows.
 pub fn welch(x: &Summary, y: &Summary, alpha: f64) -> Welch {
+    let scale = common_scale(x, y);
+    let unit = welch_unit(&x.in_units_of(scale), &y.in_units_of(scale), alpha);
+    let diff = y.mean - x.mean;
+    let half = (unit.ci[1] - unit.diff) * scale;
+    Welch {
+        diff,
+        se: unit.se * scale,
+        ci: [diff - half, diff + half],
+        ..unit
+    }
+}
+
+fn welch_unit(x: &Summary, y: &Summary, alpha: f64) -> Welch {
     let (v1, v2) = (x.var_of_mean(), y.var_of_mean());
     let diff = y.mean - x.mean;
     let se = (v1 + v2).sqrt();

@@ -101,3 +101,119 @@ fn plan_rounds_answers_before_a_run() {
     assert_eq!(output.status.code(), Some(0));
     assert!(stdout.contains("rounds per side: 36"), "{stdout}");
 }
+
+/// Runs `abtest analyze` on CSV text with `flags`; returns the exit code and stdout.
+fn analyze_csv(sandbox: &Sandbox, name: &str, csv: &str, flags: &[&str]) -> (Option<i32>, String) {
+    let path = sandbox.write(name, csv);
+    let mut args = vec!["analyze", path.to_str().unwrap()];
+    args.extend(flags);
+    let output = sandbox.run(&args);
+    let (stdout, stderr) = text(&output);
+    (output.status.code(), stdout + &stderr)
+}
+
+#[test]
+fn a_tolerance_that_could_not_be_checked_is_never_go() {
+    let sandbox = Sandbox::new();
+    // p99 on one round per side, showing 10× inflation: never silently dropped.
+    let one_p99 = "side,threads,round,tps,latency_p99_ms\nbaseline,8,1,100,1.0\nvariant,8,1,100,10.0\n\
+                   baseline,8,2,101,\nvariant,8,2,99,\nbaseline,8,3,100,\nvariant,8,3,100,\n";
+    let (code, output) = analyze_csv(
+        &sandbox,
+        "p99.csv",
+        one_p99,
+        &["--max-latency-inflation", "10%"],
+    );
+    assert_eq!(code, Some(4), "{output}");
+    assert!(
+        output.contains("INCONCLUSIVE (a tolerance could not be checked: latency_p99_ms at 8 threads: 1 baseline and 1 variant round(s)"),
+        "{output}"
+    );
+    // A latency tolerance on a file without any latency column is a usage error.
+    let no_latency = "side,threads,round,tps\nbaseline,8,1,100\nvariant,8,1,99\nbaseline,8,2,101\nvariant,8,2,98\n";
+    let (code, output) = analyze_csv(
+        &sandbox,
+        "nolat.csv",
+        no_latency,
+        &["--max-latency-inflation", "10%"],
+    );
+    assert_eq!(code, Some(2), "{output}");
+    assert!(
+        output.contains("nolat.csv: --max-latency-inflation needs"),
+        "{output}"
+    );
+}
+
+#[test]
+fn huge_and_tiny_values_are_analysed_like_values_near_one() {
+    let sandbox = Sandbox::new();
+    let change = |scale: &str| {
+        let csv = format!(
+            "side,threads,round,tps\nbaseline,8,1,1{scale}\nvariant,8,1,2{scale}\nbaseline,8,2,3{scale}\nvariant,8,2,1{scale}\n\
+             baseline,8,3,2{scale}\nvariant,8,3,2{scale}\n"
+        );
+        let (code, output) = analyze_csv(
+            &sandbox,
+            "scaled.csv",
+            &csv,
+            &["--format", "json", "--max-tps-loss", "5%"],
+        );
+        assert_eq!(code, Some(4), "1{scale}: {output}");
+        let json: serde_json::Value = serde_json::from_str(
+            output
+                .lines()
+                .take_while(|l| !l.starts_with("abtest:"))
+                .collect::<Vec<_>>()
+                .join("\n")
+                .as_str(),
+        )
+        .unwrap();
+        let tps = &json["comparisons"][0];
+        (
+            tps["change_pct"].as_f64().unwrap(),
+            tps["p"].as_f64().unwrap(),
+            tps["ci_pct"].clone(),
+        )
+    };
+    let near_one = change("");
+    for scale in ["e200", "e-90"] {
+        let scaled = change(scale);
+        assert!(
+            (scaled.0 - near_one.0).abs() < 1e-9,
+            "{scale}: {scaled:?} vs {near_one:?}"
+        );
+        assert!(
+            (scaled.1 - near_one.1).abs() < 1e-9,
+            "{scale}: {scaled:?} vs {near_one:?}"
+        );
+        assert_eq!(scaled.2.is_null(), near_one.2.is_null(), "{scale}");
+    }
+}
+
+#[test]
+fn duplicate_rounds_and_non_positive_tps_are_refused_with_the_line() {
+    let sandbox = Sandbox::new();
+    let rows = "side,threads,round,tps\nbaseline,8,1,100\nvariant,8,1,90\nbaseline,8,2,101\nvariant,8,2,91\n";
+    for (name, extra, needle) in [
+        (
+            "dup.csv",
+            "baseline,8,2,99\n",
+            "dup.csv:6: baseline round 2 at 8 threads appears twice",
+        ),
+        ("zero.csv", "baseline,8,0,99\n", "zero.csv:6: round 0"),
+        (
+            "neg.csv",
+            "variant,8,3,-5\n",
+            "neg.csv:6: tps `-5` must be above 0",
+        ),
+    ] {
+        let (code, output) = analyze_csv(
+            &sandbox,
+            name,
+            &format!("{rows}{extra}"),
+            &["--max-tps-loss", "50%"],
+        );
+        assert_eq!(code, Some(2), "{name}: {output}");
+        assert!(output.contains(needle), "{name}: {output}");
+    }
+}

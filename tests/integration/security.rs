@@ -161,6 +161,8 @@ fn a_killed_abtest_takes_its_servers_with_it() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    // A killed abtest cannot remove its directories; the kernel only ends its servers.
+    std::fs::remove_dir_all(sandbox.path("tmp")).unwrap();
 }
 
 /// Whether a process exists and is not a zombie.
