@@ -361,7 +361,7 @@ fn prepare_with_seed(sandbox: &Sandbox, profiles: [&str; 2], seed: &str) {
         "--threads",
         "1",
         "--rounds",
-        "1",
+        "2",
         "--round-time",
         "300ms",
         "--warmup",
