@@ -81,7 +81,7 @@ impl ConnectSpec {
 
     /// For `tls = "preferred"`, the notice that `conn` fell back to plain text because
     /// the server offers no TLS; `None` when it is encrypted or TLS was not preferred.
-    pub fn plain_text_notice(&self, conn: &mut Conn) -> Option<String> {
+    pub(crate) fn plain_text_notice(&self, conn: &mut Conn) -> Option<String> {
         use mysql::prelude::Queryable;
         if self.tls != TlsMode::Preferred {
             return None;
@@ -90,7 +90,13 @@ impl ConnectSpec {
             .query_first("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
             .ok()
             .flatten();
-        cipher.is_none_or(|(_, cipher)| cipher.is_empty()).then(|| {
+        self.fallback_notice(cipher.as_ref().map_or("", |(_, cipher)| cipher))
+    }
+
+    /// The plain-text notice for a connection whose session cipher is `cipher` (empty
+    /// or "none" when unencrypted), as [`ConnectSpec::plain_text_notice`] gives it.
+    pub(crate) fn fallback_notice(&self, cipher: &str) -> Option<String> {
+        (self.tls == TlsMode::Preferred && (cipher.is_empty() || cipher == "none")).then(|| {
             format!(
                 "tls = \"preferred\" and the server at {} offers no TLS: connected in plain text",
                 self.endpoint
@@ -157,5 +163,34 @@ pub fn error_code(error: &mysql::Error) -> u16 {
             mysql::DriverError::ConnectTimeout | mysql::DriverError::CouldNotConnect(_),
         ) => 2003,
         _ => 2000,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(tls: TlsMode) -> ConnectSpec {
+        let client = ClientSpec {
+            tls,
+            ..ClientSpec::default()
+        };
+        let endpoint = Endpoint::Tcp {
+            host: "127.0.0.1".into(),
+            port: 3306,
+        };
+        ConnectSpec::new(endpoint, "u", None, None, &client)
+    }
+
+    #[test]
+    fn only_preferred_without_a_cipher_is_a_fallback() {
+        let preferred = spec(TlsMode::Preferred);
+        for plain in ["", "none"] {
+            let notice = preferred.fallback_notice(plain).unwrap();
+            assert!(notice.contains("127.0.0.1:3306 offers no TLS"), "{notice}");
+        }
+        assert_eq!(preferred.fallback_notice("TLS_AES_256_GCM_SHA384"), None);
+        assert_eq!(spec(TlsMode::Disabled).fallback_notice("none"), None);
+        assert_eq!(spec(TlsMode::Required).fallback_notice(""), None);
     }
 }

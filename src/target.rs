@@ -54,9 +54,6 @@ impl Target {
         let mut conn = client
             .connect()
             .with_context(|| format!("{side}: cannot connect to {user}@{endpoint}/{database}"))?;
-        if let Some(notice) = client.plain_text_notice(&mut conn) {
-            eprintln!("abtest: warning: {side}: {notice}");
-        }
         check_connection_limits(&mut conn, plan, max_threads)?;
         Ok(Target {
             side,

@@ -174,7 +174,8 @@ fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
         });
         match read {
             Ok(found) => {
-                if let Some(message) = plain_text_fallback(target, &found) {
+                if let Some(notice) = target.client.fallback_notice(&found.tls_cipher) {
+                    let message = format!("{}: {notice}", target.side);
                     eprintln!("abtest: warning: {message}");
                     results.warnings.push(message);
                 }
@@ -191,19 +192,6 @@ fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
     if let (Some(a), Some(b)) = (facts_of(Side::Baseline), facts_of(Side::Variant)) {
         results.differences = facts::differences(&a, &b);
     }
-}
-
-/// The warning for `tls = "preferred"` against a server that offers no TLS: the run
-/// goes on in plain text, and the user must know that it does.
-fn plain_text_fallback(target: &Target, found: &ServerFacts) -> Option<String> {
-    (target.client.tls == crate::profile::TlsMode::Preferred && found.tls_cipher == "none").then(
-        || {
-            format!(
-                "{}: tls = \"preferred\" and the server offers no TLS: the workload connects in plain text",
-                target.side
-            )
-        },
-    )
 }
 
 /// Prepares both sides' data, in parallel unless both sides are the same database

@@ -52,6 +52,8 @@ pub struct ManagedServer {
     socket: PathBuf,
     tls: TlsFiles,
     password: Secret,
+    /// The administrator: the invoking OS user, looked up once at install.
+    admin_user: String,
 }
 
 /// What a managed server is started with.
@@ -79,7 +81,8 @@ impl ManagedServer {
             .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
             .with_context(|| format!("{side}: creating a temporary directory"))?;
-        install_datadir(dir.path(), launch.binary)
+        let admin_user = os_user_name();
+        install_datadir(dir.path(), launch.binary, &admin_user)
             .with_context(|| format!("{side}: installing the datadir"))?;
         let tls = tls::generate_for(dir.path(), launch.tls_names)?;
         let port = match launch.options.get("port") {
@@ -94,6 +97,7 @@ impl ManagedServer {
             port,
             tls,
             password: Secret::random(),
+            admin_user,
         })
     }
 
@@ -294,7 +298,7 @@ impl ManagedServer {
             Endpoint::Socket {
                 path: self.socket.clone(),
             },
-            &os_user_name(),
+            &self.admin_user,
             None,
             None,
             &ClientSpec::default(),
@@ -338,15 +342,7 @@ impl ManagedServer {
 
     /// Whether the server process is still running.
     pub fn is_alive(&self) -> bool {
-        let Some(pid) = self.pid() else { return false };
-        // A child that died but is not reaped yet is a zombie: state `Z` in /proc.
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|stat| {
-                stat.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().next().map(String::from))
-            })
-            .is_some_and(|state| state != "Z" && state != "X")
+        self.pid().is_some_and(process_is_alive)
     }
 
     /// Process id of the server.
@@ -429,6 +425,18 @@ pub fn kill_all_now() {
     }
 }
 
+/// Whether process `pid` runs: it exists and is not a zombie (a child that died but is
+/// not reaped yet has state `Z` in /proc).
+pub fn process_is_alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next().map(String::from))
+        })
+        .is_some_and(|state| state != "Z" && state != "X")
+}
+
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
@@ -470,7 +478,7 @@ fn child_environment() -> Vec<(&'static str, std::ffi::OsString)> {
 /// Installs the system tables. The administrator is the invoking OS user over the
 /// socket only (`unix_socket`): no account with an empty password, none over TCP, no
 /// anonymous user, no test database.
-fn install_datadir(dir: &Path, server_binary: &Path) -> anyhow::Result<()> {
+fn install_datadir(dir: &Path, server_binary: &Path, admin_user: &str) -> anyhow::Result<()> {
     let install = crate::plan::find_program(&["mariadb-install-db", "mysql_install_db"])
         .context("mariadb-install-db not found; install mariadb-server")?;
     // A private TMPDIR: parallel bootstraps sharing /tmp collide on temporary table names.
@@ -486,7 +494,7 @@ fn install_datadir(dir: &Path, server_binary: &Path) -> anyhow::Result<()> {
             "--no-defaults".to_string(),
             format!("--datadir={}", dir.join("data").display()),
             "--auth-root-authentication-method=socket".into(),
-            format!("--auth-root-socket-user={}", os_user_name()),
+            format!("--auth-root-socket-user={admin_user}"),
             "--skip-test-db".into(),
         ]);
     if is_root() {
