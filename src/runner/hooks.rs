@@ -24,11 +24,7 @@ pub fn run(
         .with_context(|| format!("{side}: connecting to run the {point} hooks"))?;
     for sql in statements {
         if let Err(error) = conn.query_drop(sql) {
-            anyhow::bail!(
-                "{side}: {point} hook `{}` failed: {}",
-                redact_sql(sql),
-                redact_sql_values(&error.to_string(), sql)
-            );
+            anyhow::bail!(hook_failure(side, point, sql, &error));
         }
     }
     Ok(())
@@ -50,15 +46,21 @@ pub fn teardown(connect: &ConnectSpec, side: Side, statements: &[String]) -> Vec
     statements
         .iter()
         .filter_map(|sql| {
-            conn.query_drop(sql).err().map(|e| {
-                format!(
-                    "{side}: teardown hook `{}` failed: {}",
-                    redact_sql(sql),
-                    redact_sql_values(&e.to_string(), sql)
-                )
-            })
+            conn.query_drop(sql)
+                .err()
+                .map(|e| hook_failure(side, "teardown", sql, &e))
         })
         .collect()
+}
+
+/// The message of a failed hook statement, with any credential it carries masked in
+/// the statement and in the server's error.
+fn hook_failure(side: Side, point: &str, sql: &str, error: &mysql::Error) -> String {
+    format!(
+        "{side}: {point} hook `{}` failed: {}",
+        redact_sql(sql),
+        redact_sql_values(&error.to_string(), sql)
+    )
 }
 
 /// Global variables a side's hooks set, with their values before the first hook ran.

@@ -128,24 +128,22 @@ fn normalise(words: &[String]) -> (BTreeMap<String, String>, Vec<String>) {
             continue;
         };
         let (name, mut value) = match option.split_once('=') {
-            Some((name, value)) => (name.to_string(), Some(value.to_string())),
-            None => (option.to_string(), None),
+            Some((name, value)) => (name, Some(value.to_string())),
+            None => (option, None),
         };
+        let name = name.trim().to_lowercase().replace('_', "-");
         // `--name = value`, `--name= value` and `--name =value`
         if value.is_none() && words.get(i).is_some_and(|w| w.starts_with('=')) {
             let rest = words[i].trim_start_matches('=').to_string();
             i += 1;
             value = Some(rest);
         }
+        // The value in the next word: after `--name= ` (copy and paste), and after a
+        // password option written `--mysql-password secret`, so that the password is
+        // never echoed back as an unknown argument.
         let command = |w: &str| matches!(w, "prepare" | "run" | "cleanup" | "help");
-        // `--mysql-password secret`: sysbench wants `=`, but the word after a password
-        // option is a password typed with a space, never to be echoed as an argument.
-        let secret = name.to_lowercase().replace('_', "-").ends_with("password");
-        if secret && value.is_none() && words.get(i).is_some_and(|w| !w.starts_with('-')) {
-            value = Some(words[i].clone());
-            i += 1;
-        }
-        if value.as_deref() == Some("")
+        let password_without_value = name.ends_with("password") && value.is_none();
+        if (value.as_deref() == Some("") || password_without_value)
             && words
                 .get(i)
                 .is_some_and(|w| !w.starts_with('-') && !command(w))
@@ -153,7 +151,6 @@ fn normalise(words: &[String]) -> (BTreeMap<String, String>, Vec<String>) {
             value = Some(words[i].clone());
             i += 1;
         }
-        let name = name.trim().to_lowercase().replace('_', "-");
         options.insert(name, value.unwrap_or_else(|| "on".into()));
     }
     (options, positional)
