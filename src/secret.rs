@@ -54,14 +54,14 @@ const CREDENTIAL_WORDS: &[&str] = &["IDENTIFIED", "PASSWORD"];
 
 /// The statement as it may be shown or saved: when it carries a credential, every
 /// string literal becomes `'***'`; any other statement is unchanged.
-pub fn redact_sql(sql: &str) -> String {
+pub(crate) fn redact_sql(sql: &str) -> String {
     let literals = credential_literals(sql);
     if literals.is_empty() {
         return sql.to_string();
     }
     let mut shown = String::with_capacity(sql.len());
     let mut last = 0;
-    for (start, end) in literals {
+    for Literal { start, end, .. } in literals {
         shown.push_str(&sql[last..start]);
         shown.push_str("'***'");
         last = end;
@@ -72,17 +72,26 @@ pub fn redact_sql(sql: &str) -> String {
 
 /// `text` (a server's error message about `sql`, say) with the credential literals of
 /// `sql` masked wherever they appear.
-pub fn redact_sql_values(text: &str, sql: &str) -> String {
+pub(crate) fn redact_sql_values(text: &str, sql: &str) -> String {
     credential_literals(sql)
         .into_iter()
-        .map(|(start, end)| &sql[start + 1..end - 1])
+        .map(|literal| &sql[literal.start + 1..literal.content_end])
         .filter(|value| !value.is_empty())
         .fold(text.to_string(), |text, value| text.replace(value, "***"))
 }
 
-/// Byte ranges of the string literals (quotes included) of a statement that carries a
-/// credential; empty for any other statement.
-fn credential_literals(sql: &str) -> Vec<(usize, usize)> {
+/// A string literal of a statement, by byte offsets: `start` is its opening quote, its
+/// content ends at `content_end` (the closing quote, or the end of an unclosed literal)
+/// and the literal at `end`. All three fall on ASCII quotes or the end of the text, so
+/// they are always character boundaries.
+struct Literal {
+    start: usize,
+    content_end: usize,
+    end: usize,
+}
+
+/// The string literals of a statement that carries a credential; none for any other.
+fn credential_literals(sql: &str) -> Vec<Literal> {
     let upper = sql.to_ascii_uppercase();
     if !CREDENTIAL_WORDS.iter().any(|word| upper.contains(word)) {
         return Vec::new();
@@ -107,8 +116,13 @@ fn credential_literals(sql: &str) -> Vec<(usize, usize)> {
             }
         }
         // An unclosed literal runs to the end of the statement.
+        let content_end = i.min(bytes.len());
         let end = (i + 1).min(bytes.len());
-        ranges.push((start, end));
+        ranges.push(Literal {
+            start,
+            content_end,
+            end,
+        });
         i = end;
     }
     ranges
@@ -116,7 +130,7 @@ fn credential_literals(sql: &str) -> Vec<(usize, usize)> {
 
 /// Serialises hook statements with [`redact_sql`] applied: a results file never holds
 /// a password that a hook set.
-pub fn serialize_redacted_sql<S: serde::Serializer>(
+pub(crate) fn serialize_redacted_sql<S: serde::Serializer>(
     statements: &[String],
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
@@ -164,6 +178,25 @@ mod tests {
             redact_sql("ALTER USER u IDENTIFIED BY 'open"),
             "ALTER USER u IDENTIFIED BY '***'"
         );
+    }
+
+    /// Unclosed literals, a trailing quote or backslash, and multi-byte text: the
+    /// statement of a failing hook must never make abtest panic.
+    #[test]
+    fn unclosed_literals_never_panic() {
+        for sql in [
+            "ALTER USER x IDENTIFIED BY '",
+            "ALTER USER x IDENTIFIED BY 'pässé",
+            "ALTER USER x IDENTIFIED BY 'ab\\",
+            "SET PASSWORD = \"é",
+        ] {
+            assert!(!redact_sql(sql).contains('é'), "{sql}");
+            let shown = redact_sql_values("near 'pässé' at line 1", sql);
+            assert!(
+                !shown.contains("pässé") || !sql.contains("pässé"),
+                "{shown}"
+            );
+        }
     }
 
     #[test]
