@@ -41,6 +41,9 @@ pub struct Analysis {
     pub comparisons: Vec<Comparison>,
     /// Overall verdict, when tolerances were given.
     pub verdict: Option<Verdict>,
+    /// The tolerances that could not be checked, each with the reason; any of them
+    /// makes the verdict INCONCLUSIVE (unless another is NO-GO).
+    pub unchecked: Vec<String>,
     /// Warnings about the data.
     pub warnings: Vec<String>,
 }
@@ -169,7 +172,7 @@ pub fn analyze(samples: &[Sample], options: &AnalysisOptions) -> Analysis {
     }
     let mut warnings: Vec<String> = unchecked
         .iter()
-        .map(|reason| format!("{UNCHECKED}{reason}"))
+        .map(|reason| format!("tolerance not checked: {reason}"))
         .collect();
     for comparison in &comparisons {
         warnings.extend(comparison_warnings(comparison));
@@ -186,57 +189,60 @@ pub fn analyze(samples: &[Sample], options: &AnalysisOptions) -> Analysis {
     Analysis {
         comparisons,
         verdict,
+        unchecked,
         warnings,
     }
 }
 
-/// The start of the warning for a tolerance that could not be checked; reports put
-/// these reasons in the headline of an INCONCLUSIVE verdict.
-pub const UNCHECKED: &str = "tolerance not checked: ";
+/// The metrics that tolerances name but the data does not have at all: `tps`, each
+/// named latency metric, and `latency_*` for a bare `--max-latency-inflation` when there
+/// is no latency metric.
+pub(crate) fn absent_tolerance_metrics(
+    samples: &[Sample],
+    options: &AnalysisOptions,
+) -> Vec<String> {
+    let present = |metric: &str| samples.iter().any(|s| s.metric == metric);
+    let mut absent: Vec<String> = options
+        .max_tps_loss
+        .map(|_| "tps".to_string())
+        .into_iter()
+        .chain(options.max_latency_inflation.keys().cloned())
+        .filter(|metric| !present(metric))
+        .collect();
+    if options.max_latency_inflation_all.is_some()
+        && !samples.iter().any(|s| s.metric.starts_with("latency_"))
+    {
+        absent.push("latency_*".into());
+    }
+    absent
+}
 
-/// The tolerances that got no verdict at some thread level, each with the reason: the
-/// metric has fewer than 2 rounds on a side there, or is not in the data at all.
+/// The tolerances that got no verdict, each with the reason: the metric is not in the
+/// data, or has fewer than 2 rounds on a side at some thread level.
 fn unchecked_tolerances(
     samples: &[Sample],
     comparisons: &[Comparison],
     options: &AnalysisOptions,
 ) -> Vec<String> {
+    let mut reasons: Vec<String> = absent_tolerance_metrics(samples, options)
+        .into_iter()
+        .map(|metric| format!("{metric}: not in the data"))
+        .collect();
     let mut levels: Vec<u32> = samples.iter().map(|s| s.threads).collect();
     levels.sort_unstable();
     levels.dedup();
-    let present = |metric: &str| samples.iter().any(|s| s.metric == metric);
-    let mut wanted: Vec<String> = Vec::new();
-    if options.max_tps_loss.is_some() {
-        wanted.push("tps".into());
-    }
-    wanted.extend(options.max_latency_inflation.keys().cloned());
-    if options.max_latency_inflation_all.is_some() {
-        let mut latencies: Vec<String> = samples
-            .iter()
-            .filter(|s| s.metric.starts_with("latency_"))
-            .map(|s| s.metric.clone())
-            .collect();
-        latencies.sort();
-        latencies.dedup();
-        if latencies.is_empty() {
-            return vec!["--max-latency-inflation: the data has no latency metric".into()];
-        }
-        for metric in latencies {
-            if !wanted.contains(&metric) {
-                wanted.push(metric);
-            }
-        }
-    }
-    let mut reasons = Vec::new();
-    for metric in &wanted {
-        if !present(metric) {
-            reasons.push(format!("{metric}: not in the data"));
-            continue;
-        }
+    let mut judged_metrics: Vec<&str> = samples
+        .iter()
+        .map(|s| s.metric.as_str())
+        .filter(|metric| options.ratio_tolerance(metric).is_some())
+        .collect();
+    judged_metrics.sort_unstable();
+    judged_metrics.dedup();
+    for metric in judged_metrics {
         for &threads in &levels {
             let judged = comparisons
                 .iter()
-                .any(|c| c.threads == threads && &c.metric == metric && c.verdict.is_some());
+                .any(|c| c.threads == threads && c.metric == metric && c.verdict.is_some());
             if !judged {
                 let counts =
                     Side::BOTH.map(|side| side_values(samples, side, threads, metric).len());

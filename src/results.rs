@@ -210,6 +210,9 @@ pub struct ResultsFile {
     pub analysis: Option<AnalysisOptions>,
     /// Overall verdict, when tolerances were given.
     pub verdict: Option<Verdict>,
+    /// Tolerances the latest analysis could not check, with the reasons.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unchecked_tolerances: Vec<String>,
     /// Warnings about the run (profiles, teardown).
     pub warnings: Vec<String>,
     /// Warnings about the data, from the latest analysis.
@@ -241,6 +244,7 @@ impl ResultsFile {
         warnings.extend(analysis.warnings);
         self.comparisons = analysis.comparisons;
         self.verdict = analysis.verdict;
+        self.unchecked_tolerances = analysis.unchecked;
         self.analysis = Some(options.clone());
         self.analysis_warnings = warnings;
     }

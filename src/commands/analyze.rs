@@ -9,6 +9,7 @@ use crate::exit::{self, UsageError};
 use crate::report::{self, ReportView};
 use crate::results::{self, ResultsFile};
 use crate::roundcsv;
+use crate::stats::compare::Sample;
 
 /// Analyses the file and prints the report; the exit code follows the verdict.
 pub fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
@@ -25,6 +26,7 @@ pub fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
             names: ["baseline".into(), "variant".into()],
             comparisons: &analysis.comparisons,
             verdict: analysis.verdict,
+            unchecked: &analysis.unchecked,
             warnings: analysis.warnings.clone(),
             alpha: options.alpha,
             results: None,
@@ -36,33 +38,28 @@ pub fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
 }
 
 /// A tolerance on a metric the CSV does not have is a mistake in the command, not a
-/// finding about the data: exit 2, naming the columns there are.
+/// finding about the data: exit 2, naming the metrics there are. (In a run's results
+/// file no `error_rate` means no errors; in a CSV it means nobody recorded them.)
 fn refuse_absent_tolerance_metrics(
-    samples: &[crate::stats::compare::Sample],
+    samples: &[Sample],
     options: &AnalysisOptions,
     file: &Path,
 ) -> anyhow::Result<()> {
-    let present = |metric: &str| samples.iter().any(|s| s.metric == metric);
-    let has_latency = samples.iter().any(|s| s.metric.starts_with("latency_"));
-    let missing = options
-        .max_latency_inflation
-        .keys()
-        .find(|metric| !present(metric))
-        .cloned()
-        .or_else(|| {
-            (options.max_latency_inflation_all.is_some() && !has_latency)
-                .then(|| "any latency_* metric".to_string())
-        });
-    let Some(missing) = missing else {
+    let mut absent = analysis::absent_tolerance_metrics(samples, options);
+    if options.max_error_rate.is_some() && !samples.iter().any(|s| s.metric == "error_rate") {
+        absent.push("error_rate".into());
+    }
+    if absent.is_empty() {
         return Ok(());
-    };
+    }
     let mut columns: Vec<&str> = samples.iter().map(|s| s.metric.as_str()).collect();
     columns.sort_unstable();
     columns.dedup();
     Err(UsageError::err(format!(
-        "{}: --max-latency-inflation needs {missing}, which the file does not have \
-         (its metrics: {}); drop the tolerance or add the column",
+        "{}: the tolerances need {}, which the file does not have (its metrics: {}); \
+         drop the tolerance or add the column",
         file.display(),
+        absent.join(", "),
         columns.join(", ")
     )))
 }

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::ReportView;
 
-/// Renders the comparisons, verdict and warnings as pretty JSON.
+/// Renders the comparisons, verdict, unchecked tolerances and warnings as pretty JSON.
 pub fn render(view: &ReportView<'_>) -> String {
     let value = json!({
         "baseline": view.names[0],
@@ -13,6 +13,7 @@ pub fn render(view: &ReportView<'_>) -> String {
         "alpha": view.alpha,
         "comparisons": view.comparisons,
         "verdict": view.verdict,
+        "unchecked_tolerances": view.unchecked,
         "warnings": view.warnings,
     });
     serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"

@@ -26,6 +26,8 @@ pub struct ReportView<'a> {
     pub comparisons: &'a [Comparison],
     /// Overall verdict, when tolerances were given.
     pub verdict: Option<Verdict>,
+    /// Tolerances that could not be checked, with the reasons.
+    pub unchecked: &'a [String],
     /// Warnings about the run and the data.
     pub warnings: Vec<String>,
     /// Significance level.
@@ -50,6 +52,7 @@ impl<'a> ReportView<'a> {
             names: [name(Side::Baseline), name(Side::Variant)],
             comparisons: &results.comparisons,
             verdict: results.verdict,
+            unchecked: &results.unchecked_tolerances,
             warnings,
             alpha: results.analysis.as_ref().map_or(0.05, |a| a.alpha),
             results: Some(results),
@@ -87,15 +90,10 @@ impl<'a> ReportView<'a> {
         } else {
             tps.join("; ")
         };
-        let unchecked: Vec<&str> = self
-            .warnings
-            .iter()
-            .filter_map(|w| w.strip_prefix(crate::analysis::UNCHECKED))
-            .collect();
         match self.verdict {
-            Some(Verdict::Inconclusive) if !unchecked.is_empty() => format!(
+            Some(Verdict::Inconclusive) if !self.unchecked.is_empty() => format!(
                 "INCONCLUSIVE (a tolerance could not be checked: {}): {summary}",
-                unchecked.join("; ")
+                self.unchecked.join("; ")
             ),
             Some(verdict) => format!("{}: {summary}", verdict.as_str()),
             None => summary,

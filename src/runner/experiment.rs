@@ -48,6 +48,7 @@ fn new_results(plan: &Plan) -> ResultsFile {
         rounds: Vec::new(),
         comparisons: Vec::new(),
         analysis: None,
+        unchecked_tolerances: Vec::new(),
         verdict: None,
         warnings: plan.warnings.clone(),
         analysis_warnings: Vec::new(),

@@ -29,7 +29,7 @@ impl Summary {
     }
 
     /// The same summary in units of `scale` (mean and sd divided by it).
-    pub fn in_units_of(&self, scale: f64) -> Summary {
+    pub(crate) fn in_units_of(&self, scale: f64) -> Summary {
         Summary {
             mean: self.mean / scale,
             sd: self.sd / scale,
@@ -56,7 +56,7 @@ fn scale_of(magnitudes: impl Iterator<Item = f64>) -> f64 {
 
 /// A common unit for two summaries (their largest mean or sd), so that the test
 /// statistics built from them square numbers near 1, never near 1e200 or 1e-90.
-pub fn common_scale(x: &Summary, y: &Summary) -> f64 {
+pub(crate) fn common_scale(x: &Summary, y: &Summary) -> f64 {
     scale_of([x.mean.abs(), x.sd, y.mean.abs(), y.sd].into_iter())
 }
 

@@ -139,8 +139,49 @@ fn a_tolerance_that_could_not_be_checked_is_never_go() {
     );
     assert_eq!(code, Some(2), "{output}");
     assert!(
-        output.contains("nolat.csv: --max-latency-inflation needs"),
+        output.contains("nolat.csv: the tolerances need latency_*, which the file does not have"),
         "{output}"
+    );
+    // So is an error-rate tolerance on a CSV that recorded no error rate.
+    let (code, output) = analyze_csv(
+        &sandbox,
+        "noerr.csv",
+        no_latency,
+        &["--max-tps-loss", "50%", "--max-error-rate", "1%"],
+    );
+    assert_eq!(code, Some(2), "{output}");
+    assert!(
+        output.contains("noerr.csv: the tolerances need error_rate"),
+        "{output}"
+    );
+}
+
+/// A saved run re-judged with a tolerance on a percentile it never recorded.
+#[test]
+fn a_saved_run_names_the_tolerance_it_could_not_check() {
+    let sandbox = Sandbox::new();
+    let args = [
+        "analyze",
+        RUN,
+        "--max-tps-loss",
+        "60%",
+        "--max-latency-inflation",
+        "p99.9=50%",
+    ];
+    let output = sandbox.run(&args);
+    let (stdout, _) = text(&output);
+    assert_eq!(output.status.code(), Some(4), "{stdout}");
+    assert!(
+        stdout.contains(
+            "INCONCLUSIVE (a tolerance could not be checked: latency_p99.9_ms: not in the data)"
+        ),
+        "{stdout}"
+    );
+    let output = sandbox.run(&[&args[..], &["--format", "json"]].concat());
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        json["unchecked_tolerances"],
+        serde_json::json!(["latency_p99.9_ms: not in the data"])
     );
 }
 
