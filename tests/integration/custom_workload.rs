@@ -53,7 +53,6 @@ fn custom_workload_runs_its_weighted_transactions() {
         );
         assert_eq!(round["transactions"].as_f64().unwrap(), reads + touches);
     }
-    sandbox.assert_nothing_left();
 }
 
 #[test]
@@ -77,5 +76,4 @@ fn bad_workload_file_names_line_and_statement() {
         stderr.contains("w.toml:6: transaction `q`, statement 2: unknown parameter {idd}"),
         "{stderr}"
     );
-    sandbox.assert_nothing_left();
 }

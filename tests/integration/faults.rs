@@ -6,29 +6,7 @@ use std::time::Duration;
 
 use mysql::prelude::Queryable;
 
-use crate::support::{Sandbox, server_lock, server_pid, start_server, text};
-
-const LONG_RUN: &[&str] = &[
-    "--workload",
-    "oltp_point_select",
-    "--threads",
-    "2",
-    "--rounds",
-    "6",
-    "--round-time",
-    "2s",
-    "--warmup",
-    "0s",
-    "--table-size",
-    "1000",
-];
-
-/// Starts an A/A run of LONG_RUN on two managed servers and waits for its first round.
-fn long_run(sandbox: &Sandbox, extra: &[&str]) -> crate::support::Running {
-    let mut running = sandbox.spawn_aa(&[LONG_RUN, extra].concat());
-    running.wait_rounds(1, Duration::from_secs(60));
-    running
-}
+use crate::support::{LONG_RUN, Sandbox, server_lock, server_pid, start_server, text};
 
 #[test]
 fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
@@ -94,14 +72,13 @@ fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
         "{}",
         running.stderr()
     );
-    sandbox.assert_nothing_left();
 }
 
 #[test]
 fn second_ctrl_c_exits_at_once_without_orphans() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut running = long_run(&sandbox, &[]);
+    let mut running = sandbox.long_aa_run(&[], &[]);
     running.signal(libc::SIGINT);
     running.wait_output("abtest: interrupted", Duration::from_secs(10));
     running.signal(libc::SIGINT);
@@ -115,25 +92,23 @@ fn second_ctrl_c_exits_at_once_without_orphans() {
         running.stderr()
     );
     std::thread::sleep(Duration::from_millis(500));
-    sandbox.assert_nothing_left();
 }
 
 #[test]
 fn sigterm_is_handled_like_ctrl_c() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut running = long_run(&sandbox, &[]);
+    let mut running = sandbox.long_aa_run(&[], &[]);
     running.signal(libc::SIGTERM);
     running.expect_exit(130, Duration::from_secs(60));
     assert_eq!(running.results()["status"], "interrupted");
-    sandbox.assert_nothing_left();
 }
 
 #[test]
 fn a_killed_server_fails_the_round_naming_the_side() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut running = long_run(&sandbox, &[]);
+    let mut running = sandbox.long_aa_run(&[], &[]);
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: kill(2) on the server the test's abtest started.
     unsafe { libc::kill(server_pid(&sandbox, "variant"), libc::SIGKILL) };
@@ -156,14 +131,13 @@ fn a_killed_server_fails_the_round_naming_the_side() {
         failed["reason"].as_str().unwrap().contains("connection"),
         "{failed}"
     );
-    sandbox.assert_nothing_left();
 }
 
 #[test]
 fn a_stalled_server_turns_into_counted_errors_not_a_hang() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut running = long_run(&sandbox, &["--query-timeout", "1s"]);
+    let mut running = sandbox.long_aa_run(&["--query-timeout", "1s"], &[]);
     std::thread::sleep(Duration::from_millis(300));
     let pid = server_pid(&sandbox, "variant");
     // SAFETY: kill(2) on the server the test's abtest started.
@@ -188,18 +162,14 @@ fn a_stalled_server_turns_into_counted_errors_not_a_hang() {
         failed["duration_s"].as_f64().unwrap() < 10.0,
         "the 2 s round ended, it did not hang: {failed}"
     );
-    sandbox.assert_nothing_left();
 }
 
 #[test]
 fn connections_killed_by_the_server_are_reopened_and_counted() {
     let _lock = server_lock();
     let server = start_server(&BTreeMap::new(), 8);
+    server.add_user("bench", "localhost", None);
     let mut admin = server.admin().unwrap();
-    admin.query_drop("CREATE USER 'bench'@'localhost'").unwrap();
-    admin
-        .query_drop("GRANT ALL ON sbtest.* TO 'bench'@'localhost'")
-        .unwrap();
     let sandbox = Sandbox::new();
     let profile = sandbox.write(
         "bench.toml",
@@ -351,7 +321,6 @@ fn resume_continues_from_the_next_round_and_refuses_a_changed_plan() {
             .iter()
             .any(|w| w.as_str().unwrap().contains("resumed at"))
     );
-    sandbox.assert_nothing_left();
 }
 
 #[test]
@@ -402,7 +371,6 @@ fn on_server_loss_retry_restarts_the_server_and_reruns_the_round() {
         warnings.contains("variant server lost in round 1") && warnings.contains("restarted"),
         "{warnings}"
     );
-    sandbox.assert_nothing_left();
 }
 
 /// A small tmpfs, unmounted when dropped.
@@ -470,5 +438,4 @@ fn a_full_disk_keeps_the_previous_results_file_intact() {
         "no temporary file left beside it: {leftovers:?}"
     );
     drop(disk);
-    sandbox.assert_nothing_left();
 }

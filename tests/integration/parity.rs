@@ -53,17 +53,11 @@ impl Bench {
         let lock = server_lock();
         let sandbox = Sandbox::new();
         let server = crate::support::start_server(&BTreeMap::new(), 8);
-        let profile = sandbox.write(
-            "external.toml",
-            &format!(
-                "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n",
-                server.socket().display()
-            ),
-        );
+        let profile = server.socket_profile(&sandbox, "external.toml", "");
         Bench {
             server,
             sandbox,
-            profile: profile.to_string_lossy().into_owned(),
+            profile,
             _lock: lock,
         }
     }
@@ -386,18 +380,7 @@ fn the_same_seed_gives_both_sides_the_same_data() {
     let profiles: Vec<String> = servers
         .iter()
         .enumerate()
-        .map(|(i, server)| {
-            sandbox
-                .write(
-                    &format!("side{i}.toml"),
-                    &format!(
-                        "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n",
-                        server.socket().display()
-                    ),
-                )
-                .display()
-                .to_string()
-        })
+        .map(|(i, server)| server.socket_profile(&sandbox, &format!("side{i}.toml"), ""))
         .collect();
     let profiles = [profiles[0].as_str(), profiles[1].as_str()];
     prepare_with_seed(&sandbox, profiles, "42");

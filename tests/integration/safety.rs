@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use mysql::prelude::Queryable;
 
-use crate::support::{Sandbox, server_lock, start_server, start_server_named, text};
+use crate::support::{Sandbox, TestServer, server_lock, start_server, start_server_named, text};
 
 /// A TCP profile for user `tls` (password from ABTEST_TLS_PASSWORD) with extra lines.
 fn tcp_profile(sandbox: &Sandbox, name: &str, port: u16, extra: &str) -> String {
@@ -19,25 +19,40 @@ fn tcp_profile(sandbox: &Sandbox, name: &str, port: u16, extra: &str) -> String 
     path.to_string_lossy().into_owned()
 }
 
-fn add_user(server: &abtest::server::sandbox::ManagedServer) {
-    let mut admin = server.admin().unwrap();
-    admin
-        .query_drop("CREATE USER 'tls'@'127.0.0.1' IDENTIFIED BY 'tls-test'")
-        .unwrap();
-    admin
-        .query_drop("GRANT ALL ON sbtest.* TO 'tls'@'127.0.0.1'")
-        .unwrap();
+/// A server of the test's own with user `tls` (password `tls-test`) over TCP.
+fn server_with_tls_user(options: &[(&str, &str)]) -> TestServer {
+    let options: BTreeMap<String, String> = options
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    with_tls_user(start_server(&options, 4))
+}
+
+fn with_tls_user(server: TestServer) -> TestServer {
+    server.add_user("tls", "127.0.0.1", Some("tls-test"));
+    server
 }
 
 /// Connects through `abtest cleanup`, which opens one connection with the profile's TLS
 /// mode and drops nothing that is not abtest's.
 fn connect(sandbox: &Sandbox, profile: &str) -> (Option<i32>, String) {
-    let output = sandbox
-        .abtest()
+    connect_with_env(sandbox, profile, &[])
+}
+
+/// As [`connect`], with extra environment variables (a wrong password, a CA store).
+fn connect_with_env(
+    sandbox: &Sandbox,
+    profile: &str,
+    env: &[(&str, &dyn AsRef<std::ffi::OsStr>)],
+) -> (Option<i32>, String) {
+    let mut command = sandbox.abtest();
+    command
         .args(["cleanup", "--profile", profile])
-        .env("ABTEST_TLS_PASSWORD", "tls-test")
-        .output()
-        .unwrap();
+        .env("ABTEST_TLS_PASSWORD", "tls-test");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let output = command.output().unwrap();
     let (stdout, stderr) = text(&output);
     (output.status.code(), stdout + &stderr)
 }
@@ -46,8 +61,7 @@ fn connect(sandbox: &Sandbox, profile: &str) -> (Option<i32>, String) {
 fn tls_modes_follow_the_mysql_client_semantics() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let good = start_server(&BTreeMap::new(), 4);
-    add_user(&good);
+    let good = server_with_tls_user(&[]);
     let ca = good.tls_files().ca.display().to_string();
     let other_ca_dir = tempfile::tempdir().unwrap();
     let other_ca = abtest::server::tls::generate(other_ca_dir.path())
@@ -97,8 +111,7 @@ fn tls_modes_follow_the_mysql_client_semantics() {
     assert!(output.contains("cannot connect"), "{output}");
 
     // A certificate that does not name the host: verify_ca passes, verify_identity fails.
-    let misnamed = start_server_named(&BTreeMap::new(), 4, &["wronghost"]);
-    add_user(&misnamed);
+    let misnamed = with_tls_user(start_server_named(&BTreeMap::new(), 4, &["wronghost"]));
     let ca = misnamed.tls_files().ca.display().to_string();
     let port = misnamed.port();
     let ca_only = tcp_profile(
@@ -122,8 +135,7 @@ fn tls_modes_follow_the_mysql_client_semantics() {
     );
 
     // A server without TLS: required fails, preferred falls back to plain.
-    let plain = start_server(&BTreeMap::from([("ssl".to_string(), "OFF".to_string())]), 4);
-    add_user(&plain);
+    let plain = server_with_tls_user(&[("ssl", "OFF")]);
     let have_ssl: Option<String> = plain
         .admin()
         .unwrap()
@@ -135,18 +147,19 @@ fn tls_modes_follow_the_mysql_client_semantics() {
         &tcp_profile(&sandbox, "p-req.toml", plain.port(), "tls = \"required\"\n"),
     );
     assert_eq!(code, Some(1), "required must fail without TLS: {output}");
-    assert_eq!(
-        connect(
+    let (code, output) = connect(
+        &sandbox,
+        &tcp_profile(
             &sandbox,
-            &tcp_profile(
-                &sandbox,
-                "p-pref.toml",
-                plain.port(),
-                "tls = \"preferred\"\n"
-            )
-        )
-        .0,
-        Some(0)
+            "p-pref.toml",
+            plain.port(),
+            "tls = \"preferred\"\n",
+        ),
+    );
+    assert_eq!(code, Some(0), "{output}");
+    assert!(
+        output.contains("offers no TLS: connected in plain text"),
+        "preferred must say it fell back: {output}"
     );
 }
 
@@ -159,14 +172,8 @@ fn write_workloads_refuse_foreign_tables_and_cleanup_drops_only_abtests() {
         .query_drop("CREATE TABLE sbtest.customers (id INT PRIMARY KEY)")
         .unwrap();
     let sandbox = Sandbox::new();
-    let profile = sandbox.write(
-        "ext.toml",
-        &format!(
-            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n",
-            server.socket().display()
-        ),
-    );
-    let profile = profile.to_str().unwrap();
+    let profile = server.socket_profile(&sandbox, "ext.toml", "");
+    let profile = profile.as_str();
     let run = |extra: &[&str]| {
         let mut args = vec![
             "--baseline",
@@ -336,7 +343,7 @@ fn a_missing_database_is_reported_with_the_servers_message() {
 }
 
 /// A global status counter of a server, read over its admin socket.
-fn status(server: &abtest::server::sandbox::ManagedServer, name: &str) -> u64 {
+fn status(server: &TestServer, name: &str) -> u64 {
     let row: Option<(String, u64)> = server
         .admin()
         .unwrap()
@@ -345,70 +352,40 @@ fn status(server: &abtest::server::sandbox::ManagedServer, name: &str) -> u64 {
     row.unwrap_or_else(|| panic!("no status variable {name}")).1
 }
 
-/// Runs `connect` and returns its result with the number of TLS handshakes the server
-/// accepted meanwhile: the server's own word on whether the connection was encrypted.
-fn connect_counting_tls(
-    sandbox: &Sandbox,
-    server: &abtest::server::sandbox::ManagedServer,
-    profile: &str,
-) -> (Option<i32>, String, u64) {
-    let before = status(server, "Ssl_finished_accepts");
-    let (code, output) = connect(sandbox, profile);
-    (
-        code,
-        output,
-        status(server, "Ssl_finished_accepts") - before,
-    )
-}
-
 #[test]
 fn tls_modes_are_what_the_server_sees() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let tls_server = start_server(&BTreeMap::new(), 4);
-    add_user(&tls_server);
-    let ca = tls_server.tls_files().ca.display().to_string();
-    let port = tls_server.port();
-    for (name, extra) in [
-        ("s-required.toml", "tls = \"required\"\n".to_string()),
+    let server = server_with_tls_user(&[]);
+    let ca = server.tls_files().ca.display().to_string();
+    // The server's own count of TLS handshakes says whether a connection was encrypted.
+    for (name, extra, handshakes) in [
+        ("s-required.toml", "tls = \"required\"\n".to_string(), 1),
         (
             "s-verify.toml",
             format!("tls = \"verify_identity\"\ntls_ca = \"{ca}\"\n"),
+            1,
         ),
-        ("s-preferred.toml", "tls = \"preferred\"\n".to_string()),
+        ("s-preferred.toml", "tls = \"preferred\"\n".to_string(), 1),
+        ("s-off.toml", "tls = \"disabled\"\n".to_string(), 0),
     ] {
-        let profile = tcp_profile(&sandbox, name, port, &extra);
-        let (code, output, handshakes) = connect_counting_tls(&sandbox, &tls_server, &profile);
+        let profile = tcp_profile(&sandbox, name, server.port(), &extra);
+        let before = status(&server, "Ssl_finished_accepts");
+        let (code, output) = connect(&sandbox, &profile);
         assert_eq!(code, Some(0), "{name}: {output}");
-        assert_eq!(handshakes, 1, "{name}: the server saw no TLS session");
+        assert_eq!(
+            status(&server, "Ssl_finished_accepts") - before,
+            handshakes,
+            "{name}: TLS handshakes the server accepted"
+        );
     }
-    let disabled = tcp_profile(&sandbox, "s-off.toml", port, "tls = \"disabled\"\n");
-    let (code, output, handshakes) = connect_counting_tls(&sandbox, &tls_server, &disabled);
-    assert_eq!((code, handshakes), (Some(0), 0), "{output}");
-
-    let plain = start_server(&BTreeMap::from([("ssl".to_string(), "OFF".to_string())]), 4);
-    add_user(&plain);
-    let preferred = tcp_profile(
-        &sandbox,
-        "p-pref2.toml",
-        plain.port(),
-        "tls = \"preferred\"\n",
-    );
-    let (code, output) = connect(&sandbox, &preferred);
-    assert_eq!(code, Some(0), "{output}");
-    assert!(
-        output.contains("offers no TLS: connected in plain text"),
-        "preferred must say it fell back: {output}"
-    );
-    sandbox.assert_nothing_left();
 }
 
 #[test]
 fn preferred_never_retries_a_failed_login_in_plain_text() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let server = start_server(&BTreeMap::new(), 4);
-    add_user(&server);
+    let server = server_with_tls_user(&[]);
     let profile = tcp_profile(
         &sandbox,
         "wrong-pw.toml",
@@ -416,29 +393,25 @@ fn preferred_never_retries_a_failed_login_in_plain_text() {
         "tls = \"preferred\"\n",
     );
     let before = status(&server, "Access_denied_errors");
-    let output = sandbox
-        .abtest()
-        .args(["cleanup", "--profile", &profile])
-        .env("ABTEST_TLS_PASSWORD", "not-the-password")
-        .output()
-        .unwrap();
-    let (_, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("Access denied"), "{stderr}");
+    let (code, output) = connect_with_env(
+        &sandbox,
+        &profile,
+        &[("ABTEST_TLS_PASSWORD", &"not-the-password")],
+    );
+    assert_eq!(code, Some(1), "{output}");
+    assert!(output.contains("Access denied"), "{output}");
     assert_eq!(
         status(&server, "Access_denied_errors") - before,
         1,
         "one login attempt, not a second one without TLS"
     );
-    sandbox.assert_nothing_left();
 }
 
 #[test]
 fn verify_ca_trusts_the_given_ca_and_nothing_else() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let server = start_server(&BTreeMap::new(), 4);
-    add_user(&server);
+    let server = server_with_tls_user(&[]);
     let other_ca_dir = tempfile::tempdir().unwrap();
     let other_ca = abtest::server::tls::generate(other_ca_dir.path())
         .unwrap()
@@ -453,18 +426,14 @@ fn verify_ca_trusts_the_given_ca_and_nothing_else() {
     );
     // The server's own CA stands in for a publicly trusted one: it is in the system
     // store (SSL_CERT_FILE) but is not the CA the profile names.
-    let output = sandbox
-        .abtest()
-        .args(["cleanup", "--profile", &profile])
-        .env("ABTEST_TLS_PASSWORD", "tls-test")
-        .env("SSL_CERT_FILE", &server.tls_files().ca)
-        .output()
-        .unwrap();
-    let (stdout, stderr) = text(&output);
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "verify_ca accepted a certificate from a CA the profile does not name: {stdout}{stderr}"
+    let (code, output) = connect_with_env(
+        &sandbox,
+        &profile,
+        &[("SSL_CERT_FILE", &server.tls_files().ca)],
     );
-    sandbox.assert_nothing_left();
+    assert_eq!(
+        code,
+        Some(1),
+        "verify_ca accepted a certificate from a CA the profile does not name: {output}"
+    );
 }

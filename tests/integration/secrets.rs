@@ -5,8 +5,6 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
-use mysql::prelude::Queryable;
-
 use crate::support::{QUICK, Sandbox, TestServer, server_lock, start_server, text};
 
 const PASSWORD: &str = "Zq7-unique-PaSsW0rd-4f1c";
@@ -15,15 +13,7 @@ const PASSWORD: &str = "Zq7-unique-PaSsW0rd-4f1c";
 fn passwords_never_reach_any_output() {
     let _lock = server_lock();
     let server = start_server(&BTreeMap::new(), 8);
-    let mut admin = server.admin().unwrap();
-    admin
-        .query_drop(format!(
-            "CREATE USER 'secret'@'localhost' IDENTIFIED BY '{PASSWORD}'"
-        ))
-        .unwrap();
-    admin
-        .query_drop("GRANT ALL ON sbtest.* TO 'secret'@'localhost'")
-        .unwrap();
+    server.add_user("secret", "localhost", Some(PASSWORD));
     let sandbox = Sandbox::new();
     let socket = server.socket().display().to_string();
     let from_env = sandbox.write(
@@ -106,15 +96,7 @@ fn passwords_never_reach_any_output() {
 /// A server with user `filed` whose password is PASSWORD, and a profile for it.
 fn server_with_password_user(sandbox: &Sandbox, extra: &str) -> (TestServer, PathBuf) {
     let server = start_server(&BTreeMap::new(), 2);
-    let mut admin = server.admin().unwrap();
-    admin
-        .query_drop(format!(
-            "CREATE USER 'filed'@'127.0.0.1' IDENTIFIED BY '{PASSWORD}'"
-        ))
-        .unwrap();
-    admin
-        .query_drop("GRANT ALL ON sbtest.* TO 'filed'@'127.0.0.1'")
-        .unwrap();
+    server.add_user("filed", "127.0.0.1", Some(PASSWORD));
     let profile = sandbox.write(
         "filed.toml",
         &format!(

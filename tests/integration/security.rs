@@ -6,6 +6,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use abtest::server::sandbox::process_is_alive;
+
 use crate::support::{Sandbox, server_lock, server_pid};
 
 /// The value of `--name=` on a process's command line.
@@ -40,22 +42,8 @@ fn tcp_login(port: u16, user: &str, password: Option<&str>) -> Result<(), mysql:
 fn a_running_managed_server_lets_nobody_else_in() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut running = sandbox.spawn_aa_with_env(
-        &[
-            "--table-size",
-            "1000",
-            "--round-time",
-            "2s",
-            "--warmup",
-            "0s",
-            "--rounds",
-            "10",
-            "--threads",
-            "2",
-        ],
-        &[("ABTEST_SECRET_PROBE", "must-not-reach-the-server")],
-    );
-    running.wait_rounds(1, Duration::from_secs(120));
+    let mut running =
+        sandbox.long_aa_run(&[], &[("ABTEST_SECRET_PROBE", "must-not-reach-the-server")]);
     for side in ["baseline", "variant"] {
         let pid = server_pid(&sandbox, side);
         let port: u16 = argument(pid, "port").parse().unwrap();
@@ -89,7 +77,6 @@ fn a_running_managed_server_lets_nobody_else_in() {
     }
     running.signal(libc::SIGINT);
     running.expect_exit(130, Duration::from_secs(60));
-    sandbox.assert_nothing_left();
 }
 
 #[test]
@@ -127,26 +114,13 @@ fn a_hook_password_never_reaches_the_results_file() {
     );
     assert!(saved.contains("IDENTIFIED BY '***'"));
     assert!(!finished.output.contains("Hook-Secret-42"));
-    sandbox.assert_nothing_left();
 }
 
 #[test]
 fn a_killed_abtest_takes_its_servers_with_it() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut running = sandbox.spawn_aa(&[
-        "--table-size",
-        "1000",
-        "--round-time",
-        "2s",
-        "--warmup",
-        "0s",
-        "--rounds",
-        "10",
-        "--threads",
-        "1",
-    ]);
-    running.wait_rounds(1, Duration::from_secs(120));
+    let mut running = sandbox.long_aa_run(&[], &[]);
     let servers = [
         server_pid(&sandbox, "baseline"),
         server_pid(&sandbox, "variant"),
@@ -154,7 +128,7 @@ fn a_killed_abtest_takes_its_servers_with_it() {
     running.signal(libc::SIGKILL);
     running.wait_exit(Duration::from_secs(10));
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while servers.iter().any(|pid| alive(*pid)) {
+    while servers.iter().any(|pid| process_is_alive(*pid as u32)) {
         assert!(
             std::time::Instant::now() < deadline,
             "managed servers {servers:?} outlived a SIGKILLed abtest"
@@ -163,15 +137,4 @@ fn a_killed_abtest_takes_its_servers_with_it() {
     }
     // A killed abtest cannot remove its directories; the kernel only ends its servers.
     std::fs::remove_dir_all(sandbox.path("tmp")).unwrap();
-}
-
-/// Whether a process exists and is not a zombie.
-fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            stat.rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().next().map(String::from))
-        })
-        .is_some_and(|state| state != "Z" && state != "X")
 }

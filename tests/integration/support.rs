@@ -155,6 +155,39 @@ impl std::ops::Deref for TestServer {
     }
 }
 
+impl TestServer {
+    /// Creates `'user'@'host'` with every right on `sbtest`, with `password` if given.
+    pub fn add_user(&self, user: &str, host: &str, password: Option<&str>) {
+        use mysql::prelude::Queryable;
+        let identified = password
+            .map(|p| format!(" IDENTIFIED BY '{p}'"))
+            .unwrap_or_default();
+        let mut admin = self.admin().unwrap();
+        admin
+            .query_drop(format!("CREATE USER '{user}'@'{host}'{identified}"))
+            .unwrap();
+        admin
+            .query_drop(format!("GRANT ALL ON sbtest.* TO '{user}'@'{host}'"))
+            .unwrap();
+    }
+
+    /// Writes a profile `name` that reaches this server as an external one: its socket,
+    /// its administrator, database `sbtest`, then `extra` lines.
+    pub fn socket_profile(&self, sandbox: &Sandbox, name: &str, extra: &str) -> String {
+        sandbox
+            .write(
+                name,
+                &format!(
+                    "[connection]\nsocket = \"{}\"\nuser = \"{}\"\ndatabase = \"sbtest\"\n{extra}",
+                    self.socket().display(),
+                    self.admin_spec().user
+                ),
+            )
+            .display()
+            .to_string()
+    }
+}
+
 impl Drop for TestServer {
     fn drop(&mut self) {
         let pid = self.0.pid();
@@ -168,7 +201,7 @@ impl Drop for TestServer {
         }
         if let Some(pid) = pid {
             assert!(
-                !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+                !abtest::server::sandbox::process_is_alive(pid),
                 "server process {pid} left running"
             );
         }
@@ -213,6 +246,22 @@ pub struct Running {
     err: PathBuf,
 }
 
+/// A run long enough to act on while it goes: 6 rounds of 2 s per side.
+pub const LONG_RUN: &[&str] = &[
+    "--workload",
+    "oltp_point_select",
+    "--threads",
+    "2",
+    "--rounds",
+    "6",
+    "--round-time",
+    "2s",
+    "--warmup",
+    "0s",
+    "--table-size",
+    "1000",
+];
+
 /// Both sides on the stock managed MariaDB profile: an A/A run.
 pub const AA_PROFILES: &[&str] = &[
     "--baseline",
@@ -227,9 +276,12 @@ impl Sandbox {
         self.spawn(&[AA_PROFILES, args].concat())
     }
 
-    /// As [`Sandbox::spawn_aa`], with extra environment variables for abtest.
-    pub fn spawn_aa_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Running {
-        self.spawn_with_env(&[AA_PROFILES, args].concat(), env)
+    /// Starts an A/A run of [`LONG_RUN`] plus `extra`, with `env` added to abtest's
+    /// environment, and waits for its first round.
+    pub fn long_aa_run(&self, extra: &[&str], env: &[(&str, &str)]) -> Running {
+        let mut running = self.spawn_with_env(&[AA_PROFILES, LONG_RUN, extra].concat(), env);
+        running.wait_rounds(1, std::time::Duration::from_secs(60));
+        running
     }
 
     /// Starts abtest with `args` plus `--json` into the sandbox, without waiting.

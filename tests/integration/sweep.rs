@@ -76,7 +76,6 @@ fn sweep_compares_every_level_in_one_holm_family() {
         3,
         "one block per level: {output}"
     );
-    sandbox.assert_nothing_left();
 }
 
 #[test]
@@ -87,14 +86,8 @@ fn five_hundred_connections_on_a_thread_pool() {
         &BTreeMap::from([("thread_handling".to_string(), "pool-of-threads".to_string())]),
         512,
     );
-    let profile = sandbox.write(
-        "pool.toml",
-        &format!(
-            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n",
-            server.socket().display()
-        ),
-    );
-    let profile = profile.to_str().unwrap();
+    let profile = server.socket_profile(&sandbox, "pool.toml", "");
+    let profile = profile.as_str();
     let (code, results, output) = run(
         &sandbox,
         &[
@@ -171,5 +164,4 @@ fn a_connect_failure_names_the_level_and_the_side() {
         .filter(|r| r["status"] == "completed" && r["threads"] == 2)
         .count();
     assert_eq!(kept, 4, "the 2-thread level finished and is kept");
-    sandbox.assert_nothing_left();
 }
