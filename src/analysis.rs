@@ -89,16 +89,38 @@ impl AnalysisOptions {
         match entry.split_once('=') {
             None => {
                 self.max_latency_inflation_all =
-                    Some(crate::cli::parse_percent(entry).map_err(|e| bad(&e))?)
+                    Some(crate::percent::parse_percent(entry).map_err(|e| bad(&e))?)
             }
             Some((name, value)) => {
                 let metric = latency_metric_name(name.trim())
                     .ok_or_else(|| bad("unknown latency metric"))?;
-                let value = crate::cli::parse_percent(value).map_err(|e| bad(&e))?;
+                let value = crate::percent::parse_percent(value).map_err(|e| bad(&e))?;
                 self.max_latency_inflation.insert(metric, value);
             }
         }
         Ok(())
+    }
+
+    /// The settings as read, for `--dry-run`: α, every tolerance and the percentiles.
+    pub fn describe(&self) -> String {
+        let pct = |fraction: f64| format!("{} %", trim_float(100.0 * fraction));
+        let mut parts = vec![format!("alpha {}", trim_float(self.alpha))];
+        match self.max_tps_loss {
+            Some(loss) => parts.push(format!("TPS loss at most {}", pct(loss))),
+            None => parts.push("no TPS tolerance (no verdict on TPS)".into()),
+        }
+        for (metric, inflation) in &self.max_latency_inflation {
+            parts.push(format!("{metric} inflation at most {}", pct(*inflation)));
+        }
+        if let Some(inflation) = self.max_latency_inflation_all {
+            parts.push(format!("other latency inflation at most {}", pct(inflation)));
+        }
+        if let Some(rate) = self.max_error_rate {
+            parts.push(format!("error rate at most {} %", trim_float(rate)));
+        }
+        let percentiles: Vec<String> = self.percentiles.iter().map(|p| trim_float(*p)).collect();
+        parts.push(format!("percentiles {}", percentiles.join(", ")));
+        parts.join("; ")
     }
 
     /// The metrics compared for a run's rounds, in report order.
@@ -142,7 +164,12 @@ pub fn percentile_metric(percentile: f64) -> String {
 }
 
 fn percentile_label(percentile: f64) -> String {
-    let text = format!("{percentile:.3}");
+    trim_float(percentile)
+}
+
+/// A number with at most 3 decimals and no trailing zeros: `5`, `99.9`, `0.05`.
+fn trim_float(value: f64) -> String {
+    let text = format!("{value:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::percent;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::{Deserialize, Serialize};
 
@@ -231,12 +232,12 @@ pub struct ClientArgs {
 /// How results are analysed; shared by a run and `abtest analyze`.
 #[derive(Debug, Clone, Args)]
 pub struct AnalysisArgs {
-    /// Significance level; intervals are 1 - alpha, verdicts use 1 - 2 alpha.
-    #[arg(long, default_value_t = 0.05, help_heading = "Analysis")]
+    /// Significance level, 0.05 or 5%; intervals are 1 - alpha, verdicts use 1 - 2 alpha.
+    #[arg(long, default_value = "0.05", value_parser = alpha, help_heading = "Analysis")]
     pub alpha: f64,
 
     /// Largest acceptable TPS loss, such as 5%; enables a GO / NO-GO / INCONCLUSIVE verdict.
-    #[arg(long, value_name = "PCT", value_parser = parse_percent, help_heading = "Analysis")]
+    #[arg(long, value_name = "PCT", value_parser = tps_loss, help_heading = "Analysis")]
     pub max_tps_loss: Option<f64>,
 
     /// Largest acceptable latency inflation: 10% for every compared latency metric, or per
@@ -250,7 +251,7 @@ pub struct AnalysisArgs {
     pub max_latency_inflation: Vec<String>,
 
     /// Largest acceptable error rate of the variant, in % of attempted transactions.
-    #[arg(long, value_name = "PCT", value_parser = parse_percent, help_heading = "Analysis")]
+    #[arg(long, value_name = "PCT", value_parser = error_rate, help_heading = "Analysis")]
     pub max_error_rate: Option<f64>,
 
     /// Latency percentiles to compare, besides the mean.
@@ -282,19 +283,19 @@ pub struct AnalyzeArgs {
 #[derive(Debug, Clone, Args)]
 pub struct PlanRoundsArgs {
     /// Coefficient of variation of the per-round metric, such as 3%.
-    #[arg(long, value_parser = parse_percent)]
+    #[arg(long, value_parser = cv)]
     pub cv: f64,
 
     /// Smallest change to detect, such as 2%.
-    #[arg(long, value_parser = parse_percent)]
+    #[arg(long, value_parser = effect)]
     pub effect: f64,
 
-    /// Significance level.
-    #[arg(long, default_value_t = 0.05)]
+    /// Significance level, 0.05 or 5%.
+    #[arg(long, default_value = "0.05", value_parser = alpha)]
     pub alpha: f64,
 
-    /// Power: the chance of detecting the effect when it is there.
-    #[arg(long, default_value = "80%", value_parser = parse_percent)]
+    /// Power, the chance of detecting the effect when it is there: 0.8 or 80%.
+    #[arg(long, default_value = "80%", value_parser = power)]
     pub power: f64,
 }
 
@@ -627,11 +628,37 @@ pub fn parse_switch(text: &str) -> Result<bool, String> {
     }
 }
 
-/// Parses a percentage: `5%`, `5` and `5.0%` all mean 5 %, returned as the fraction 0.05.
-pub fn parse_percent(text: &str) -> Result<f64, String> {
-    let number = text.trim().trim_end_matches('%').trim();
-    match number.parse::<f64>() {
-        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value / 100.0),
-        _ => Err(format!("`{text}` is not a percentage; write it as 5%")),
+/// `--max-tps-loss`: a percentage above 0 and below 100 %.
+fn tps_loss(text: &str) -> Result<f64, String> {
+    percent::within("--max-tps-loss", percent::parse_percent(text)?, 0.0, 1.0, "5%")
+}
+
+/// `--max-error-rate`: a percentage from 0 to 100 %.
+fn error_rate(text: &str) -> Result<f64, String> {
+    let value = percent::parse_percent(text)?;
+    if value <= 1.0 {
+        Ok(value)
+    } else {
+        Err(format!("--max-error-rate {text} is impossible: a share of transactions is at most 100%"))
     }
+}
+
+/// `--alpha`: a probability above 0 and below 0.5.
+fn alpha(text: &str) -> Result<f64, String> {
+    percent::within("--alpha", percent::parse_probability(text)?, 0.0, 0.5, "0.05")
+}
+
+/// `--power`: a probability above 0.5 and below 1.
+fn power(text: &str) -> Result<f64, String> {
+    percent::within("--power", percent::parse_probability(text)?, 0.5, 1.0, "80%")
+}
+
+/// `--cv`: a percentage above 0.
+fn cv(text: &str) -> Result<f64, String> {
+    percent::within("--cv", percent::parse_percent(text)?, 0.0, f64::INFINITY, "3%")
+}
+
+/// `--effect`: a percentage above 0 and below 100 %.
+fn effect(text: &str) -> Result<f64, String> {
+    percent::within("--effect", percent::parse_percent(text)?, 0.0, 1.0, "2%")
 }

@@ -13,6 +13,7 @@ pub mod cpu;
 pub mod db;
 pub mod exit;
 pub mod host;
+mod percent;
 pub mod plan;
 pub mod profile;
 pub mod report;

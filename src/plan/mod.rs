@@ -245,6 +245,7 @@ impl Plan {
             .map(|slot| slot.side.letter())
             .collect();
         out.push_str(&format!("order     {order} (seed {})\n", self.seed));
+        out.push_str(&format!("analysis  {}\n", self.analysis.describe()));
         out.push_str(&format!(
             "estimate  {} for {} rounds, plus server start and data preparation\n",
             humantime::format_duration(round_secs(s.estimated_time())),

@@ -13,6 +13,26 @@ pub fn value(metric: &str, value: f64) -> String {
     }
 }
 
+/// A metric's name for people: `server CPU per transaction (µs)` for
+/// `server_cpu_us_per_tx`, `latency p99 (ms)` for `latency_p99_ms`. Names it does not
+/// know (extra CSV columns) are shown as they are.
+pub fn metric_label(metric: &str) -> String {
+    match metric {
+        "tps" => "TPS".into(),
+        "qps" => "QPS".into(),
+        "server_cpu_us_per_tx" => "server CPU per transaction (µs)".into(),
+        "threads_running" => "threads running".into(),
+        "error_rate" => "error rate (%)".into(),
+        _ => match metric
+            .strip_prefix("latency_")
+            .and_then(|rest| rest.strip_suffix("_ms"))
+        {
+            Some(statistic) => format!("latency {statistic} (ms)"),
+            None => metric.to_string(),
+        },
+    }
+}
+
 /// A percentage change with its interval: `-21.3 % [-24.0, -18.5]`.
 pub fn change(change_pct: f64, ci: Option<[f64; 2]>) -> String {
     match ci {
@@ -56,5 +76,11 @@ mod tests {
         assert_eq!(p_value(1.09e-9), "1.1e-9");
         assert_eq!(confidence(0.05), "95");
         assert_eq!(confidence(0.005), "99.5");
+        assert_eq!(metric_label("latency_p99.9_ms"), "latency p99.9 (ms)");
+        assert_eq!(
+            metric_label("server_cpu_us_per_tx"),
+            "server CPU per transaction (µs)"
+        );
+        assert_eq!(metric_label("Com_select"), "Com_select");
     }
 }

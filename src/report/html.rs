@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{ReportView, charts, sections};
+use crate::stats::compare::Family;
 use crate::stats::verdict::Verdict;
 
 const STYLE: &str = "body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:980px;color:#222}\
@@ -29,7 +30,11 @@ pub fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
         "<p id=\"verdict\" class=\"verdict {class}\">{}</p>",
         escape(&view.headline())
     );
-    results_table(view, &mut out);
+    results_table(view, Family::Confirmatory, "results", &mut out);
+    if view.has(Family::Explanatory) {
+        let _ = writeln!(out, "<h2>{}</h2>", escape(sections::EXPLANATORY_TITLE));
+        results_table(view, Family::Explanatory, "explanatory", &mut out);
+    }
     if view.levels().len() > 1 {
         let _ = write!(out, "<h2>Sweep summary</h2><table id=\"sweep\"><tr>");
         for cell in sections::sweep_header(view.alpha) {
@@ -110,13 +115,13 @@ pub fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
     Ok(out)
 }
 
-fn results_table(view: &ReportView<'_>, out: &mut String) {
-    let _ = write!(out, "<table id=\"results\"><tr>");
+fn results_table(view: &ReportView<'_>, family: Family, id: &str, out: &mut String) {
+    let _ = write!(out, "<table id=\"{id}\"><tr>");
     for cell in sections::header(view.alpha) {
         let _ = write!(out, "<th>{}</th>", escape(&cell));
     }
     let _ = writeln!(out, "</tr>");
-    for row in sections::rows(view) {
+    for row in sections::rows(view, family) {
         let _ = write!(out, "<tr>");
         for (index, cell) in row.cells.iter().enumerate() {
             let class = if index == 7 {

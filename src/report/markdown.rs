@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::{ReportView, sections};
+use crate::stats::compare::Family;
 
 /// Renders the Markdown report.
 pub fn render(view: &ReportView<'_>) -> String {
@@ -17,10 +18,10 @@ pub fn render(view: &ReportView<'_>) -> String {
         escape(&view.names[1])
     );
     let _ = writeln!(out, "**Result:** {}\n", view.headline());
-    let _ = writeln!(out, "{}", table_row(&sections::header(view.alpha)));
-    let _ = writeln!(out, "|---:|---|---:|---:|---|---:|---:|---|");
-    for row in sections::rows(view) {
-        let _ = writeln!(out, "{}", table_row(&row.cells));
+    results_table(view, Family::Confirmatory, &mut out);
+    if view.has(Family::Explanatory) {
+        let _ = writeln!(out, "\n**{}**\n", sections::EXPLANATORY_TITLE);
+        results_table(view, Family::Explanatory, &mut out);
     }
     if view.levels().len() > 1 {
         let _ = writeln!(
@@ -71,6 +72,14 @@ pub fn render(view: &ReportView<'_>) -> String {
         let _ = writeln!(out, "\n## Reproduce\n\n```\n{command}\n```");
     }
     out
+}
+
+fn results_table(view: &ReportView<'_>, family: Family, out: &mut String) {
+    let _ = writeln!(out, "{}", table_row(&sections::header(view.alpha)));
+    let _ = writeln!(out, "|---:|---|---:|---:|---|---:|---:|---|");
+    for row in sections::rows(view, family) {
+        let _ = writeln!(out, "{}", table_row(&row.cells));
+    }
 }
 
 fn table_row(cells: &[String]) -> String {

@@ -14,7 +14,7 @@ pub mod table;
 
 use crate::profile::Side;
 use crate::results::ResultsFile;
-use crate::stats::compare::Comparison;
+use crate::stats::compare::{Comparison, Family};
 use crate::stats::verdict::Verdict;
 
 /// What every report shows.
@@ -68,6 +68,11 @@ impl<'a> ReportView<'a> {
             }
         }
         levels
+    }
+
+    /// Whether any comparison belongs to `family`.
+    pub fn has(&self, family: Family) -> bool {
+        self.comparisons.iter().any(|c| c.family == family)
     }
 
     /// The one-line summary: the verdict, or the headline change of TPS.

@@ -6,6 +6,11 @@ use serde_json::Value;
 
 use super::{ReportView, format, judgement};
 use crate::results::ResultsFile;
+use crate::stats::compare::Family;
+
+/// The title of the explanatory block, which says how it differs from the main table.
+pub const EXPLANATORY_TITLE: &str =
+    "Explanatory metrics (not judged; Holm-adjusted among themselves)";
 
 /// One row of the results table, formatted.
 pub struct ResultRow {
@@ -29,14 +34,15 @@ pub fn header(alpha: f64) -> [String; 8] {
     ]
 }
 
-/// The rows of the results table.
-pub fn rows(view: &ReportView<'_>) -> Vec<ResultRow> {
+/// The rows of the results table for one family of metrics.
+pub fn rows(view: &ReportView<'_>, family: Family) -> Vec<ResultRow> {
     view.comparisons
         .iter()
+        .filter(|c| c.family == family)
         .map(|c| ResultRow {
             cells: [
                 c.threads.to_string(),
-                c.metric.clone(),
+                format::metric_label(&c.metric),
                 format::value(&c.metric, c.baseline.mean),
                 format::value(&c.metric, c.variant.mean),
                 format::change(c.change_pct, c.ci_pct),
@@ -72,8 +78,9 @@ pub fn method(results: &ResultsFile, alpha: f64) -> String {
         "{} rounds per side at each thread level ({levels} threads), in {} order (seed {}); each round \
          is a {} warm-up that is not counted and a {} measured period. Workload: {} on {} table(s) of {} rows. \
          Each round gives one value per metric; the sides are compared with Welch's t-test, the change \
-         with Fieller's {} % interval for the ratio of means, p-values Holm-adjusted across all \
-         comparisons (α = {alpha}). Verdicts, where tolerances were given, are non-inferiority tests \
+         with Fieller's {} % interval for the ratio of means, p-values Holm-adjusted within \
+         the confirmatory family (TPS and latency at every level) and, separately, among the explanatory \
+         metrics (α = {alpha}). Verdicts, where tolerances were given, are non-inferiority tests \
          on the {} % interval.",
         schedule["rounds"],
         schedule["order"].as_str().unwrap_or("?").to_uppercase(),

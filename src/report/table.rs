@@ -4,7 +4,7 @@
 use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets};
 
 use super::{ReportView, format, judgement, sections};
-use crate::stats::compare::Comparison;
+use crate::stats::compare::{Comparison, Family};
 use crate::stats::verdict::Verdict;
 
 /// Renders the comparison table, in colour when stdout is a terminal.
@@ -19,12 +19,24 @@ pub fn render_styled(view: &ReportView<'_>, color: bool) -> String {
     let levels = view.levels();
     let mut out = format!("baseline: {}\nvariant:  {}\n", view.names[0], view.names[1]);
     for threads in &levels {
-        let block: Vec<&Comparison> = view
-            .comparisons
-            .iter()
-            .filter(|c| c.threads == *threads)
-            .collect();
-        out.push_str(&format!("{}\n", level_table(view, &block, color)));
+        let block = |family| -> Vec<&Comparison> {
+            view.comparisons
+                .iter()
+                .filter(|c| c.threads == *threads && c.family == family)
+                .collect()
+        };
+        out.push_str(&format!(
+            "{}\n",
+            level_table(view, &block(Family::Confirmatory), color)
+        ));
+        let explanatory = block(Family::Explanatory);
+        if !explanatory.is_empty() {
+            out.push_str(&format!(
+                "{}\n{}\n",
+                sections::EXPLANATORY_TITLE,
+                level_table(view, &explanatory, color)
+            ));
+        }
     }
     if levels.len() > 1 {
         out.push_str(&format!("sweep summary\n{}\n", sweep_table(view, color)));
@@ -59,7 +71,7 @@ fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) 
     for c in comparisons {
         table.add_row(vec![
             Cell::new(c.threads),
-            Cell::new(&c.metric),
+            Cell::new(format::metric_label(&c.metric)),
             Cell::new(format::value(&c.metric, c.baseline.mean)),
             Cell::new(format::value(&c.metric, c.variant.mean)),
             styled(Cell::new(format::change(c.change_pct, c.ci_pct)), c, color),

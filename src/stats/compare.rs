@@ -1,6 +1,11 @@
 //! Turns per-round samples of both sides into comparisons: one per thread level and
-//! metric, each with Welch, Fieller and paired intervals, and Holm-adjusted p-values
-//! across the whole run.
+//! metric, each with Welch, Fieller and paired intervals, and Holm-adjusted p-values.
+//!
+//! Holm adjusts within a family, and the family is fixed by what a metric is, never by
+//! what else happens to be in the data: TPS and latency at every level are the
+//! confirmatory family (what a tolerance can address); everything else — qps, server
+//! CPU per transaction, threads_running, error rate, extra CSV columns — is explanatory,
+//! adjusted within its own family. Adding a column to a CSV never moves TPS's Holm p.
 
 use serde::{Deserialize, Serialize};
 
@@ -51,8 +56,11 @@ pub struct Comparison {
     pub fieller_g: f64,
     /// Raw two-sided p-value.
     pub p: f64,
-    /// Holm-adjusted p-value across every comparison of the run.
+    /// Holm-adjusted p-value within the comparison's family.
     pub p_holm: f64,
+    /// The Holm family the comparison belongs to.
+    #[serde(default)]
+    pub family: Family,
     /// Whether the Holm-adjusted p-value is below alpha.
     pub significant: bool,
     /// Geometric-mean change of the paired rounds in %, the paired point estimate.
@@ -67,8 +75,32 @@ pub struct Comparison {
     pub power: Option<Power>,
 }
 
+/// The multiple-comparison family of a metric.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// TPS and latency: what the verdict and tolerances address.
+    #[default]
+    Confirmatory,
+    /// Everything shown to explain the confirmatory results.
+    Explanatory,
+}
+
+impl Family {
+    /// The family of `metric`: TPS and latency metrics are confirmatory.
+    pub fn of(metric: &str) -> Family {
+        if metric == "tps" || metric.starts_with("latency_") {
+            Family::Confirmatory
+        } else {
+            Family::Explanatory
+        }
+    }
+}
+
 /// Compares the sides for every (thread level, metric) with at least two rounds per side,
-/// in the order levels and metrics first appear in `samples`.
+/// confirmatory metrics first, each in the order levels and metrics first appear in
+/// `samples`. qps is left out at a level where it is the same multiple of tps in every
+/// round: it would only repeat tps.
 pub fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
     let mut keys: Vec<(u32, &str)> = Vec::new();
     for sample in samples {
@@ -77,16 +109,40 @@ pub fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
             keys.push(key);
         }
     }
+    keys.retain(|&(threads, metric)| metric != "qps" || !qps_repeats_tps(samples, threads));
+    keys.sort_by_key(|(_, metric)| Family::of(metric) == Family::Explanatory);
     let mut comparisons: Vec<Comparison> = keys
         .into_iter()
         .filter_map(|(threads, metric)| compare_one(samples, threads, metric, alpha))
         .collect();
-    let adjusted = holm(&comparisons.iter().map(|c| c.p).collect::<Vec<_>>());
-    for (comparison, p_holm) in comparisons.iter_mut().zip(adjusted) {
-        comparison.p_holm = p_holm;
-        comparison.significant = p_holm < alpha;
+    for family in [Family::Confirmatory, Family::Explanatory] {
+        let members: Vec<&mut Comparison> = comparisons
+            .iter_mut()
+            .filter(|c| c.family == family)
+            .collect();
+        let adjusted = holm(&members.iter().map(|c| c.p).collect::<Vec<_>>());
+        for (comparison, p_holm) in members.into_iter().zip(adjusted) {
+            comparison.p_holm = p_holm;
+            comparison.significant = p_holm < alpha;
+        }
     }
     comparisons
+}
+
+/// Whether qps / tps is one constant (to 1e-9) in every round of both sides at `threads`.
+fn qps_repeats_tps(samples: &[Sample], threads: u32) -> bool {
+    let mut ratios = Side::BOTH.into_iter().flat_map(|side| {
+        let tps = side_values(samples, side, threads, "tps");
+        let qps = side_values(samples, side, threads, "qps");
+        let paired = qps.len() == tps.len();
+        tps.into_iter()
+            .zip(qps)
+            .map(move |((i, t), (j, q))| (paired && i == j).then(|| q / t))
+    });
+    let Some(Some(first)) = ratios.next() else {
+        return false;
+    };
+    ratios.all(|ratio| ratio.is_some_and(|r| (r - first).abs() <= 1e-9 * first.abs()))
 }
 
 /// The values of one side, ordered by round index.
@@ -113,10 +169,7 @@ fn compare_one(samples: &[Sample], threads: u32, metric: &str, alpha: f64) -> Op
     let (bx, by) = (Summary::of(&xs), Summary::of(&ys));
     let test = welch(&bx, &by, alpha);
     let ratio = fieller(&bx, &by, alpha);
-    let (px, py): (Vec<f64>, Vec<f64>) = x
-        .iter()
-        .filter_map(|(i, a)| y.iter().find(|(j, _)| j == i).map(|(_, b)| (*a, *b)))
-        .unzip();
+    let (px, py) = pair_by_round(&x, &y);
     Some(Comparison {
         threads,
         metric: metric.to_string(),
@@ -131,12 +184,37 @@ fn compare_one(samples: &[Sample], threads: u32, metric: &str, alpha: f64) -> Op
         fieller_g: ratio.g,
         p: test.p,
         p_holm: test.p,
+        family: Family::of(metric),
         significant: false,
         tolerance_pct: None,
         verdict_ci_pct: None,
         verdict: None,
         power: None,
     })
+}
+
+/// The values of the rounds both sides have, matched by round index in one merge pass
+/// over the two index-sorted lists (linear, not quadratic, in the number of rounds).
+fn pair_by_round(x: &[(u32, f64)], y: &[(u32, f64)]) -> (Vec<f64>, Vec<f64>) {
+    let (mut px, mut py) = (Vec::new(), Vec::new());
+    let (mut a, mut b) = (x.iter().peekable(), y.iter().peekable());
+    while let (Some(&&(i, u)), Some(&&(j, v))) = (a.peek(), b.peek()) {
+        match i.cmp(&j) {
+            std::cmp::Ordering::Less => {
+                a.next();
+            }
+            std::cmp::Ordering::Greater => {
+                b.next();
+            }
+            std::cmp::Ordering::Equal => {
+                px.push(u);
+                py.push(v);
+                a.next();
+                b.next();
+            }
+        }
+    }
+    (px, py)
 }
 
 /// 100(exp(mean ln(y/x)) − 1) over the pairs, when there are any.

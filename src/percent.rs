@@ -1,0 +1,112 @@
+//! One rule for the numbers a user types. Every percentage takes `5%` or `5` (both
+//! 5 %). A bare number below 1 is refused, because `0.05` is far more often meant as
+//! 5 % than as a twentieth of a percent, and guessing wrong would move a verdict by a
+//! factor of 100. Probabilities (α, power) take `0.05` or `5%` alike. Each option then
+//! refuses values that cannot be meant, such as a TPS loss of 100 % or more.
+
+/// A percentage as a fraction: `5%` and `5` give 0.05; `0.5%` gives 0.005; a bare `0.05`
+/// is refused with the spelling that was probably meant.
+pub(crate) fn parse_percent(text: &str) -> Result<f64, String> {
+    let trimmed = text.trim();
+    let (number, has_sign) = match trimmed.strip_suffix('%') {
+        Some(number) => (number.trim(), true),
+        None => (trimmed, false),
+    };
+    let value: f64 = number
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| format!("`{text}` is not a percentage; write it as 5% or 5"))?;
+    if !has_sign && value > 0.0 && value < 1.0 {
+        return Err(format!(
+            "`{text}` is ambiguous: did you mean {}%? A bare number is read as a percentage, \
+             so write {}% for that, or {text}% for {text} percent",
+            trim_number(value * 100.0),
+            trim_number(value * 100.0),
+        ));
+    }
+    Ok(value / 100.0)
+}
+
+/// A probability: `0.05` or `5%` give 0.05. A bare number of 1 or more is refused.
+pub(crate) fn parse_probability(text: &str) -> Result<f64, String> {
+    let trimmed = text.trim();
+    if trimmed.ends_with('%') {
+        return parse_percent(trimmed);
+    }
+    match trimmed.parse::<f64>() {
+        Ok(value) if value.is_finite() && (0.0..1.0).contains(&value) => Ok(value),
+        Ok(value) if value.is_finite() && value >= 1.0 => Err(format!(
+            "`{text}` is not a probability; write {}% or {}",
+            trim_number(value),
+            trim_number(value / 100.0)
+        )),
+        _ => Err(format!(
+            "`{text}` is not a probability; write it as 0.05 or 5%"
+        )),
+    }
+}
+
+/// A fraction that must lie in the open interval (`low`, `high`), with the option's
+/// name and a typical value in the message when it does not.
+pub(crate) fn within(
+    option: &str,
+    value: f64,
+    low: f64,
+    high: f64,
+    example: &str,
+) -> Result<f64, String> {
+    if value > low && value < high {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{option} {} is impossible: it must lie between {} % and {} % (exclusive), such as {example}",
+            trim_number(value * 100.0) + " %",
+            trim_number(low * 100.0),
+            trim_number(high * 100.0)
+        ))
+    }
+}
+
+/// `5` for 5.0, `0.5` for 0.5: a number without trailing zeros.
+fn trim_number(value: f64) -> String {
+    let text = format!("{value:.6}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_percentage_is_five_or_five_percent() {
+        assert_eq!(parse_percent("5%"), Ok(0.05));
+        assert_eq!(parse_percent("5"), Ok(0.05));
+        assert_eq!(parse_percent(" 5.0 % "), Ok(0.05));
+        assert_eq!(parse_percent("0.5%"), Ok(0.005));
+        assert_eq!(parse_percent("0"), Ok(0.0));
+        let error = parse_percent("0.05").unwrap_err();
+        assert!(error.contains("did you mean 5%?"), "{error}");
+        assert!(parse_percent("-5%").is_err());
+        assert!(parse_percent("five").is_err());
+        assert!(parse_percent("nan").is_err());
+    }
+
+    #[test]
+    fn a_probability_is_a_fraction_or_a_percentage() {
+        assert_eq!(parse_probability("0.05"), Ok(0.05));
+        assert_eq!(parse_probability("5%"), Ok(0.05));
+        assert_eq!(parse_probability("90%"), Ok(0.9));
+        assert_eq!(parse_probability("0.9"), Ok(0.9));
+        let error = parse_probability("90").unwrap_err();
+        assert!(error.contains("90% or 0.9"), "{error}");
+        assert!(parse_probability("x").is_err());
+    }
+
+    #[test]
+    fn impossible_values_name_the_option() {
+        let error = within("--max-tps-loss", 1.05, 0.0, 1.0, "5%").unwrap_err();
+        assert!(error.starts_with("--max-tps-loss 105 % is impossible"), "{error}");
+        assert_eq!(within("--alpha", 0.05, 0.0, 0.5, "0.05"), Ok(0.05));
+    }
+}
