@@ -49,33 +49,51 @@ pub struct Analysis {
 }
 
 impl AnalysisOptions {
-    /// Resolves and validates the analysis flags.
+    /// Resolves and validates the analysis flags, with the defaults where none is given.
     pub fn from_args(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
-        if !(args.alpha > 0.0 && args.alpha < 0.5) {
+        let defaults = AnalysisOptions {
+            alpha: 0.05,
+            max_tps_loss: None,
+            max_latency_inflation: BTreeMap::new(),
+            max_latency_inflation_all: None,
+            max_error_rate: None,
+            percentiles: vec![95.0, 99.0],
+        };
+        defaults.overridden_by(args)
+    }
+
+    /// These settings with every flag that `args` gives in place of the setting it names:
+    /// how a saved run is re-judged. `--max-latency-inflation` replaces all latency
+    /// tolerances.
+    pub fn overridden_by(&self, args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
+        let alpha = args.alpha.unwrap_or(self.alpha);
+        if !(alpha > 0.0 && alpha < 0.5) {
             return Err(UsageError::err(format!(
-                "--alpha {} is out of range; use a value between 0 and 0.5, such as 0.05",
-                args.alpha
+                "--alpha {alpha} is out of range; use a value between 0 and 0.5, such as 0.05"
             )));
         }
-        if let Some(bad) = args
-            .percentiles
-            .iter()
-            .find(|p| !(**p > 0.0 && **p < 100.0))
-        {
+        let percentiles = args.percentiles.clone().unwrap_or(self.percentiles.clone());
+        if let Some(bad) = percentiles.iter().find(|p| !(**p > 0.0 && **p < 100.0)) {
             return Err(UsageError::err(format!(
                 "--percentiles {bad} must lie between 0 and 100, such as 95,99"
             )));
         }
         let mut options = AnalysisOptions {
-            alpha: args.alpha,
-            max_tps_loss: args.max_tps_loss,
-            max_latency_inflation: BTreeMap::new(),
-            max_latency_inflation_all: None,
-            max_error_rate: args.max_error_rate.map(|f| f * 100.0),
-            percentiles: args.percentiles.clone(),
+            alpha,
+            max_tps_loss: args.max_tps_loss.or(self.max_tps_loss),
+            max_error_rate: args
+                .max_error_rate
+                .map(|f| f * 100.0)
+                .or(self.max_error_rate),
+            percentiles,
+            ..self.clone()
         };
-        for entry in &args.max_latency_inflation {
-            options.add_latency_tolerance(entry)?;
+        if !args.max_latency_inflation.is_empty() {
+            options.max_latency_inflation.clear();
+            options.max_latency_inflation_all = None;
+            for entry in &args.max_latency_inflation {
+                options.add_latency_tolerance(entry)?;
+            }
         }
         Ok(options)
     }
@@ -113,7 +131,10 @@ impl AnalysisOptions {
             parts.push(format!("{metric} inflation at most {}", pct(*inflation)));
         }
         if let Some(inflation) = self.max_latency_inflation_all {
-            parts.push(format!("other latency inflation at most {}", pct(inflation)));
+            parts.push(format!(
+                "other latency inflation at most {}",
+                pct(inflation)
+            ));
         }
         if let Some(rate) = self.max_error_rate {
             parts.push(format!("error rate at most {} %", trim_float(rate)));

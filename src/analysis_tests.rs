@@ -101,11 +101,11 @@ fn not_significant_is_never_go() {
 #[test]
 fn latency_tolerances_per_metric() {
     let args = crate::cli::AnalysisArgs {
-        alpha: 0.05,
+        alpha: None,
         max_tps_loss: None,
         max_latency_inflation: vec!["10%".into(), "p99=15%".into(), "mean=5".into()],
         max_error_rate: None,
-        percentiles: vec![95.0, 99.0, 99.9],
+        percentiles: Some(vec![95.0, 99.0, 99.9]),
     };
     let opts = AnalysisOptions::from_args(&args).unwrap();
     assert_eq!(opts.max_latency_inflation_all, Some(0.10));

@@ -114,24 +114,31 @@ pub struct ReportArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub format: ReportFormat,
 
+    /// Re-judge the saved run: each flag given replaces the saved setting it names.
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+
     /// Write to this file instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
-/// Formats of `abtest report`.
+/// Formats of `abtest report` and `abtest analyze`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     /// A terminal table.
     Table,
-    /// The ticket attachment.
+    /// The ticket attachment in Markdown.
+    #[value(alias = "md")]
     Markdown,
     /// A self-contained page with charts.
     Html,
-    /// One row per round.
-    Csv,
+    /// The ticket attachment in Jira wiki markup.
+    Jira,
     /// The analysis as JSON.
     Json,
+    /// One row per round (a saved run only).
+    Csv,
 }
 
 /// Flags of an experiment run.
@@ -232,9 +239,10 @@ pub struct ClientArgs {
 /// How results are analysed; shared by a run and `abtest analyze`.
 #[derive(Debug, Clone, Args)]
 pub struct AnalysisArgs {
-    /// Significance level, 0.05 or 5%; intervals are 1 - alpha, verdicts use 1 - 2 alpha.
-    #[arg(long, default_value = "0.05", value_parser = alpha, help_heading = "Analysis")]
-    pub alpha: f64,
+    /// Significance level, 0.05 or 5%; intervals are 1 - alpha, verdicts use 1 - 2 alpha
+    /// [default: 0.05, or the saved run's].
+    #[arg(long, value_parser = alpha, help_heading = "Analysis")]
+    pub alpha: Option<f64>,
 
     /// Largest acceptable TPS loss, such as 5%; enables a GO / NO-GO / INCONCLUSIVE verdict.
     #[arg(long, value_name = "PCT", value_parser = tps_loss, help_heading = "Analysis")]
@@ -254,14 +262,9 @@ pub struct AnalysisArgs {
     #[arg(long, value_name = "PCT", value_parser = error_rate, help_heading = "Analysis")]
     pub max_error_rate: Option<f64>,
 
-    /// Latency percentiles to compare, besides the mean.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "95,99",
-        help_heading = "Analysis"
-    )]
-    pub percentiles: Vec<f64>,
+    /// Latency percentiles to compare, besides the mean [default: 95,99, or the saved run's].
+    #[arg(long, value_delimiter = ',', help_heading = "Analysis")]
+    pub percentiles: Option<Vec<f64>>,
 }
 
 /// `abtest analyze FILE`.
@@ -275,8 +278,8 @@ pub struct AnalyzeArgs {
     pub analysis: AnalysisArgs,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
-    pub format: OutputFormat,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
+    pub format: ReportFormat,
 }
 
 /// `abtest plan-rounds`.
@@ -297,17 +300,6 @@ pub struct PlanRoundsArgs {
     /// Power, the chance of detecting the effect when it is there: 0.8 or 80%.
     #[arg(long, default_value = "80%", value_parser = power)]
     pub power: f64,
-}
-
-/// Output formats of `abtest analyze`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// A terminal table.
-    Table,
-    /// The analysis as JSON.
-    Json,
-    /// A Markdown report.
-    Markdown,
 }
 
 /// The workload; sysbench 1.0 option names where sysbench has one.
@@ -630,7 +622,13 @@ pub fn parse_switch(text: &str) -> Result<bool, String> {
 
 /// `--max-tps-loss`: a percentage above 0 and below 100 %.
 fn tps_loss(text: &str) -> Result<f64, String> {
-    percent::within("--max-tps-loss", percent::parse_percent(text)?, 0.0, 1.0, "5%")
+    percent::within(
+        "--max-tps-loss",
+        percent::parse_percent(text)?,
+        0.0,
+        1.0,
+        "5%",
+    )
 }
 
 /// `--max-error-rate`: a percentage from 0 to 100 %.
@@ -639,23 +637,43 @@ fn error_rate(text: &str) -> Result<f64, String> {
     if value <= 1.0 {
         Ok(value)
     } else {
-        Err(format!("--max-error-rate {text} is impossible: a share of transactions is at most 100%"))
+        Err(format!(
+            "--max-error-rate {text} is impossible: a share of transactions is at most 100%"
+        ))
     }
 }
 
 /// `--alpha`: a probability above 0 and below 0.5.
 fn alpha(text: &str) -> Result<f64, String> {
-    percent::within("--alpha", percent::parse_probability(text)?, 0.0, 0.5, "0.05")
+    percent::within(
+        "--alpha",
+        percent::parse_probability(text)?,
+        0.0,
+        0.5,
+        "0.05",
+    )
 }
 
 /// `--power`: a probability above 0.5 and below 1.
 fn power(text: &str) -> Result<f64, String> {
-    percent::within("--power", percent::parse_probability(text)?, 0.5, 1.0, "80%")
+    percent::within(
+        "--power",
+        percent::parse_probability(text)?,
+        0.5,
+        1.0,
+        "80%",
+    )
 }
 
 /// `--cv`: a percentage above 0.
 fn cv(text: &str) -> Result<f64, String> {
-    percent::within("--cv", percent::parse_percent(text)?, 0.0, f64::INFINITY, "3%")
+    percent::within(
+        "--cv",
+        percent::parse_percent(text)?,
+        0.0,
+        f64::INFINITY,
+        "3%",
+    )
 }
 
 /// `--effect`: a percentage above 0 and below 100 %.

@@ -106,7 +106,10 @@ mod tests {
     #[test]
     fn impossible_values_name_the_option() {
         let error = within("--max-tps-loss", 1.05, 0.0, 1.0, "5%").unwrap_err();
-        assert!(error.starts_with("--max-tps-loss 105 % is impossible"), "{error}");
+        assert!(
+            error.starts_with("--max-tps-loss 105 % is impossible"),
+            "{error}"
+        );
         assert_eq!(within("--alpha", 0.05, 0.0, 0.5, "0.05"), Ok(0.05));
     }
 }

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use crate::analysis::{self, AnalysisOptions};
-use crate::cli::{AnalyzeArgs, OutputFormat};
+use crate::cli::{AnalyzeArgs, ReportFormat};
 use crate::exit::{self, UsageError};
-use crate::report::{self, ReportView};
+use crate::report::ReportView;
 use crate::results::{self, ResultsFile};
 use crate::roundcsv;
 use crate::stats::compare::Sample;
@@ -17,7 +17,7 @@ pub fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     let output = if is_json(&args.file)? {
         let mut results = load_results(&args.file)?;
         results.analyze(&options);
-        render(&ReportView::of_results(&results), args.format)
+        render(&ReportView::of_results(&results), args.format)?
     } else {
         let samples = roundcsv::read(&args.file)?;
         refuse_absent_tolerance_metrics(&samples, &options, &args.file)?;
@@ -31,7 +31,7 @@ pub fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
             alpha: options.alpha,
             results: None,
         };
-        render(&view, args.format)
+        render(&view, args.format)?
     };
     print!("{}", output.0);
     Ok(output.1.map_or(exit::SUCCESS, |v| v.exit_code()))
@@ -66,19 +66,14 @@ fn refuse_absent_tolerance_metrics(
 
 fn render(
     view: &ReportView<'_>,
-    format: OutputFormat,
-) -> (String, Option<crate::stats::verdict::Verdict>) {
-    if format == OutputFormat::Table {
+    format: ReportFormat,
+) -> anyhow::Result<(String, Option<crate::stats::verdict::Verdict>)> {
+    if format == ReportFormat::Table {
         for warning in &view.warnings {
             eprintln!("abtest: warning: {warning}");
         }
     }
-    let text = match format {
-        OutputFormat::Table => report::table::render(view),
-        OutputFormat::Json => report::json::render(view),
-        OutputFormat::Markdown => report::markdown::render(view),
-    };
-    (text, view.verdict)
+    Ok((super::report::render(view, format)?, view.verdict))
 }
 
 /// A file is read as results JSON when its first non-blank character is `{`.

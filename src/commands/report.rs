@@ -1,24 +1,42 @@
-//! `abtest report RESULTS.json --format ...`: re-render any report from a saved run.
+//! `abtest report RESULTS.json --format ...`: re-render a saved run, re-judged with any
+//! analysis flags given (each replaces the saved setting it names), without re-running.
 
+use crate::analysis::AnalysisOptions;
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::exit::{self, UsageError};
 use crate::report::{self, ReportView};
-use crate::results;
+use crate::results::{self, ResultsFile};
 
 /// Renders the report to stdout or `--output`.
 pub fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
-    let results = results::load(&args.file).map_err(|e| UsageError::err(format!("{e:#}")))?;
-    let view = ReportView::of_results(&results);
-    let text = match args.format {
-        ReportFormat::Table => report::table::render(&view),
-        ReportFormat::Markdown => report::markdown::render(&view),
-        ReportFormat::Html => report::html::render(&view)?,
-        ReportFormat::Csv => report::csv::render(&results)?,
-        ReportFormat::Json => report::json::render(&view),
+    let mut results = results::load(&args.file).map_err(|e| UsageError::err(format!("{e:#}")))?;
+    let options = match &results.analysis {
+        Some(saved) => saved.overridden_by(&args.analysis)?,
+        None => AnalysisOptions::from_args(&args.analysis)?,
     };
+    results.analyze(&options);
+    let text = render(&ReportView::of_results(&results), args.format)?;
     match &args.output {
         Some(path) => results::write_atomic(path, text.as_bytes())?,
         None => print!("{text}"),
     }
     Ok(exit::SUCCESS)
+}
+
+/// Renders `view` in `format`. The per-round CSV needs a saved run's rounds.
+pub(crate) fn render(view: &ReportView<'_>, format: ReportFormat) -> anyhow::Result<String> {
+    Ok(match format {
+        ReportFormat::Table => report::table::render(view),
+        ReportFormat::Markdown => report::markdown::render(view),
+        ReportFormat::Html => report::html::render(view)?,
+        ReportFormat::Jira => report::jira::render(view),
+        ReportFormat::Json => report::json::render(view),
+        ReportFormat::Csv => report::csv::render(rounds_of(view)?)?,
+    })
+}
+
+fn rounds_of<'a>(view: &ReportView<'a>) -> anyhow::Result<&'a ResultsFile> {
+    view.results.ok_or_else(|| {
+        UsageError::err("--format csv writes a saved run's rounds; a CSV input already is one")
+    })
 }

@@ -5,10 +5,11 @@
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
+use super::format::{confidence, metric_label};
 use crate::profile::Side;
 use crate::results::{ResultsFile, RoundRecord, RoundStatus};
 use crate::runner::round::decode_histogram;
-use crate::stats::compare::Comparison;
+use crate::stats::compare::{Comparison, Family};
 
 const BASELINE: RGBColor = RGBColor(31, 119, 180);
 const VARIANT: RGBColor = RGBColor(255, 127, 14);
@@ -27,12 +28,28 @@ fn failed<E: std::fmt::Debug>(e: E) -> anyhow::Error {
 
 type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// Draws one SVG chart: the frame, `body`'s series, and the legend at `legend`.
+/// Where a chart's legend goes and how wide its y labels are.
+struct Layout {
+    legend: Option<SeriesLabelPosition>,
+    y_label_width: u32,
+}
+
+impl Layout {
+    /// A legend at `position` and room for numbers on the y axis.
+    fn legend_at(position: SeriesLabelPosition) -> Layout {
+        Layout {
+            legend: Some(position),
+            y_label_width: 64,
+        }
+    }
+}
+
+/// Draws one SVG chart: the frame, `body`'s series, and the legend where `layout` says.
 fn svg_chart(
     caption: &str,
     x: std::ops::Range<f64>,
     y: std::ops::Range<f64>,
-    legend: SeriesLabelPosition,
+    layout: Layout,
     body: impl FnOnce(&mut Chart<'_, '_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<String> {
     let mut svg = String::new();
@@ -43,17 +60,19 @@ fn svg_chart(
             .caption(caption, ("sans-serif", 16))
             .margin(12)
             .x_label_area_size(32)
-            .y_label_area_size(64)
+            .y_label_area_size(layout.y_label_width)
             .build_cartesian_2d(x, y)
             .map_err(failed)?;
         body(&mut chart)?;
-        chart
-            .configure_series_labels()
-            .position(legend)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .draw()
-            .map_err(failed)?;
+        if let Some(position) = layout.legend {
+            chart
+                .configure_series_labels()
+                .position(position)
+                .background_style(WHITE.mix(0.9))
+                .border_style(BLACK)
+                .draw()
+                .map_err(failed)?;
+        }
         root.present().map_err(failed)?;
     }
     Ok(svg)
@@ -71,6 +90,7 @@ fn completed(results: &ResultsFile, threads: u32) -> Vec<&RoundRecord> {
 /// and its 95 % interval as a band.
 pub fn rounds_chart(
     results: &ResultsFile,
+    names: &[String; 2],
     threads: u32,
     comparison: Option<&Comparison>,
 ) -> anyhow::Result<String> {
@@ -83,12 +103,12 @@ pub fn rounds_chart(
         &caption,
         first - 0.5..last + 0.5,
         low..high,
-        SeriesLabelPosition::UpperRight,
+        Layout::legend_at(SeriesLabelPosition::UpperRight),
         |chart| {
             chart
                 .configure_mesh()
                 .x_desc("position in the run")
-                .y_desc("TPS")
+                .y_desc("transactions per second")
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&|y| format!("{y:.0}"))
                 .disable_x_mesh()
@@ -123,7 +143,7 @@ pub fn rounds_chart(
                 chart
                     .draw_series(points.map(|p| Circle::new(p, 4, c.filled())))
                     .map_err(failed)?
-                    .label(side.as_str())
+                    .label(names[side as usize].as_str())
                     .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
             }
             Ok(())
@@ -133,7 +153,11 @@ pub fn rounds_chart(
 
 /// Latency against percentile (p50 to p99.9, on a log scale of 1/(1 − p)) from each
 /// side's merged histogram at one thread level.
-pub fn latency_chart(results: &ResultsFile, threads: u32) -> anyhow::Result<String> {
+pub fn latency_chart(
+    results: &ResultsFile,
+    names: &[String; 2],
+    threads: u32,
+) -> anyhow::Result<String> {
     let percentiles = [50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9];
     let curves: Vec<(Side, Vec<(f64, f64)>)> = Side::BOTH
         .iter()
@@ -146,7 +170,7 @@ pub fn latency_chart(results: &ResultsFile, threads: u32) -> anyhow::Result<Stri
         &caption,
         scale(50.0)..scale(99.9),
         0.0..high,
-        SeriesLabelPosition::UpperLeft,
+        Layout::legend_at(SeriesLabelPosition::UpperLeft),
         |chart| {
             chart
                 .configure_mesh()
@@ -165,7 +189,7 @@ pub fn latency_chart(results: &ResultsFile, threads: u32) -> anyhow::Result<Stri
                 chart
                     .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
                     .map_err(failed)?
-                    .label(side.as_str())
+                    .label(names[side as usize].as_str())
                     .legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
                     });
@@ -208,7 +232,7 @@ fn percentile_curve(
 }
 
 /// Mean TPS of both sides at every thread level, with 95 % whiskers.
-pub fn sweep_chart(comparisons: &[Comparison]) -> anyhow::Result<String> {
+pub fn sweep_chart(comparisons: &[Comparison], names: &[String; 2]) -> anyhow::Result<String> {
     let tps: Vec<&Comparison> = comparisons.iter().filter(|c| c.metric == "tps").collect();
     let (_, high) = bounds(tps.iter().flat_map(|c| {
         [
@@ -222,7 +246,7 @@ pub fn sweep_chart(comparisons: &[Comparison]) -> anyhow::Result<String> {
         "TPS by thread level",
         x,
         0.0..high,
-        SeriesLabelPosition::UpperRight,
+        Layout::legend_at(SeriesLabelPosition::UpperRight),
         |chart| {
             chart
                 .configure_mesh()
@@ -257,7 +281,7 @@ pub fn sweep_chart(comparisons: &[Comparison]) -> anyhow::Result<String> {
                         c.stroke_width(2),
                     ))
                     .map_err(failed)?
-                    .label(side.as_str())
+                    .label(names[side as usize].as_str())
                     .legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
                     });
@@ -270,6 +294,93 @@ pub fn sweep_chart(comparisons: &[Comparison]) -> anyhow::Result<String> {
             Ok(())
         },
     )
+}
+
+/// The % change of every confirmatory metric with its interval, one row per metric and
+/// thread level, and each tolerance drawn as a red line at its boundary: what the
+/// verdict reads, at a glance.
+pub fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Result<String> {
+    let rows: Vec<&Comparison> = comparisons
+        .iter()
+        .filter(|c| c.family == Family::Confirmatory)
+        .collect();
+    let boundary = |c: &Comparison| {
+        c.tolerance_pct
+            .map(|t| if c.metric == "tps" { -t } else { t })
+    };
+    let extent = rows
+        .iter()
+        .flat_map(|c| {
+            let [lo, hi] = c.ci_pct.unwrap_or([c.change_pct, c.change_pct]);
+            [
+                lo.abs(),
+                hi.abs(),
+                c.change_pct.abs(),
+                boundary(c).unwrap_or(0.0).abs(),
+            ]
+        })
+        .filter(|v| v.is_finite())
+        .fold(1.0_f64, f64::max)
+        * 1.1;
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|c| format!("{} @{}", metric_label(&c.metric), c.threads))
+        .collect();
+    let caption = format!(
+        "Change of variant vs baseline, {} % CI (red: tolerance)",
+        confidence(alpha)
+    );
+    let y = -0.5..rows.len() as f64 - 0.5;
+    let widest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
+    let layout = Layout {
+        legend: None,
+        y_label_width: 16 + 7 * widest,
+    };
+    svg_chart(&caption, -extent..extent, y, layout, |chart| {
+        chart
+            .configure_mesh()
+            .x_desc("change (%)")
+            .y_labels(rows.len().max(1))
+            .y_label_formatter(&|y| labels.get(y.round() as usize).cloned().unwrap_or_default())
+            .disable_y_mesh()
+            .draw()
+            .map_err(failed)?;
+        let zero = [(0.0, -0.5), (0.0, rows.len() as f64 - 0.5)];
+        chart
+            .draw_series(LineSeries::new(zero, BLACK.stroke_width(1)))
+            .map_err(failed)?;
+        for (i, c) in rows.iter().enumerate() {
+            let y = i as f64;
+            if let Some(t) = boundary(c) {
+                chart
+                    .draw_series(LineSeries::new(
+                        [(t, y - 0.4), (t, y + 0.4)],
+                        RED.stroke_width(2),
+                    ))
+                    .map_err(failed)?;
+            }
+            if let Some([lo, hi]) = c.ci_pct {
+                chart
+                    .draw_series(std::iter::once(ErrorBar::new_horizontal(
+                        y,
+                        lo,
+                        c.change_pct,
+                        hi,
+                        VARIANT.filled(),
+                        10,
+                    )))
+                    .map_err(failed)?;
+            }
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (c.change_pct, y),
+                    5,
+                    VARIANT.filled(),
+                )))
+                .map_err(failed)?;
+        }
+        Ok(())
+    })
 }
 
 /// A range that holds every value with a little room, starting at zero for positives.

@@ -41,6 +41,12 @@ pub fn change(change_pct: f64, ci: Option<[f64; 2]>) -> String {
     }
 }
 
+/// A percentage figure without trailing zeros: `5`, `2.5`.
+pub fn percent_figure(value: f64) -> String {
+    let text = format!("{value:.2}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// A p-value: scientific below 0.001.
 pub fn p_value(p: f64) -> String {
     if p < 0.001 {

@@ -30,6 +30,12 @@ pub fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
         "<p id=\"verdict\" class=\"verdict {class}\">{}</p>",
         escape(&view.headline())
     );
+    if view.has(Family::Confirmatory) {
+        figure(
+            &mut out,
+            &charts::change_chart(view.comparisons, view.alpha)?,
+        );
+    }
     results_table(view, Family::Confirmatory, "results", &mut out);
     if view.has(Family::Explanatory) {
         let _ = writeln!(out, "<h2>{}</h2>", escape(sections::EXPLANATORY_TITLE));
@@ -64,11 +70,20 @@ pub fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
                 .comparisons
                 .iter()
                 .find(|c| c.threads == *threads && c.metric == "tps");
-            figure(&mut out, &charts::rounds_chart(results, *threads, tps)?);
-            figure(&mut out, &charts::latency_chart(results, *threads)?);
+            figure(
+                &mut out,
+                &charts::rounds_chart(results, &view.names, *threads, tps)?,
+            );
+            figure(
+                &mut out,
+                &charts::latency_chart(results, &view.names, *threads)?,
+            );
         }
         if levels.len() > 1 {
-            figure(&mut out, &charts::sweep_chart(view.comparisons)?);
+            figure(
+                &mut out,
+                &charts::sweep_chart(view.comparisons, &view.names)?,
+            );
         }
         let _ = writeln!(
             out,

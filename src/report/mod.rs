@@ -7,6 +7,7 @@ pub mod csv;
 pub mod files;
 pub mod format;
 pub mod html;
+pub mod jira;
 pub mod json;
 pub mod markdown;
 pub mod sections;
@@ -75,25 +76,20 @@ impl<'a> ReportView<'a> {
         self.comparisons.iter().any(|c| c.family == family)
     }
 
-    /// The one-line summary: the verdict, or the headline change of TPS.
+    /// The summary a change board reads: the verdict first, then one sentence per thread
+    /// level saying what the variant costs in TPS with its interval, and the tolerance it
+    /// was judged against, with the rounds that would decide an INCONCLUSIVE.
     pub fn headline(&self) -> String {
-        let tps: Vec<String> = self
+        let sentences: Vec<String> = self
             .comparisons
             .iter()
             .filter(|c| c.metric == "tps")
-            .map(|c| {
-                format!(
-                    "TPS {} at {} threads (Holm p = {})",
-                    format::change(c.change_pct, c.ci_pct),
-                    c.threads,
-                    format::p_value(c.p_holm)
-                )
-            })
+            .map(|c| tps_sentence(c, &self.names[1], self.alpha))
             .collect();
-        let summary = if tps.is_empty() {
+        let summary = if sentences.is_empty() {
             "no comparison (too few completed rounds)".to_string()
         } else {
-            tps.join("; ")
+            sentences.join(" ")
         };
         match self.verdict {
             Some(Verdict::Inconclusive) if !self.unchecked.is_empty() => format!(
@@ -128,6 +124,44 @@ impl<'a> ReportView<'a> {
             })
             .collect()
     }
+}
+
+/// One level's TPS result as a sentence: "X costs 13.0–44.3 % of TPS at 8 threads (…).
+/// Against the 5 % tolerance the verdict is NO-GO."
+fn tps_sentence(c: &Comparison, variant: &str, alpha: f64) -> String {
+    let level = format!("at {} threads", c.threads);
+    let figures = format!(
+        "TPS {}, {} % CI, Holm p = {}",
+        format::change(c.change_pct, c.ci_pct),
+        format::confidence(alpha),
+        format::p_value(c.p_holm)
+    );
+    let mut sentence = match c.ci_pct {
+        Some([lo, hi]) if hi < 0.0 => {
+            format!(
+                "{variant} costs {:.1}–{:.1} % of TPS {level} ({figures}).",
+                -hi, -lo
+            )
+        }
+        Some([lo, hi]) if lo > 0.0 => {
+            format!("{variant} adds {lo:.1}–{hi:.1} % to TPS {level} ({figures}).")
+        }
+        _ => format!("{variant} shows no clear TPS change {level} ({figures})."),
+    };
+    if let (Some(tolerance), Some(verdict)) = (c.tolerance_pct, c.verdict) {
+        sentence.push_str(&format!(
+            " Against the {} % tolerance the verdict is {}",
+            format::percent_figure(tolerance),
+            verdict.as_str()
+        ));
+        match c.power.and_then(|p| p.rounds_needed) {
+            Some(rounds) if verdict == Verdict::Inconclusive => {
+                sentence.push_str(&format!("; about {rounds} rounds per side would decide."))
+            }
+            _ => sentence.push('.'),
+        }
+    }
+    sentence
 }
 
 /// The cell shown in a report's last column: the verdict, or "significant".

@@ -11,10 +11,23 @@ fn verdict_exit_codes_follow_the_tolerances() {
     let nogo = sandbox.run(&["analyze", RUN, "--max-tps-loss", "5%"]);
     let (stdout, _) = text(&nogo);
     assert_eq!(nogo.status.code(), Some(3), "{stdout}");
-    assert!(stdout.contains("NO-GO: TPS -31.35 %"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "NO-GO: MariaDB + server_audit costs 13.0–44.3 % of TPS at 8 threads (TPS -31.35 %"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Against the 5 % tolerance the verdict is NO-GO."),
+        "{stdout}"
+    );
     let go = sandbox.run(&["analyze", RUN, "--max-tps-loss", "60%"]);
     assert_eq!(go.status.code(), Some(0), "{}", text(&go).0);
-    assert!(text(&go).0.contains("GO: TPS"));
+    assert!(
+        text(&go)
+            .0
+            .contains("Against the 60 % tolerance the verdict is GO.")
+    );
     let inconclusive = sandbox.run(&["analyze", RUN, "--max-latency-inflation", "p95=30%"]);
     let (stdout, _) = text(&inconclusive);
     assert_eq!(inconclusive.status.code(), Some(4), "{stdout}");
@@ -50,7 +63,6 @@ fn analyze_json_output_recomputes_with_new_alpha_and_percentiles() {
         metrics,
         [
             "tps",
-            "qps",
             "latency_mean_ms",
             "latency_p50_ms",
             "latency_p99.9_ms",
@@ -73,7 +85,7 @@ fn analyze_csv_from_any_tool() {
     ]);
     let (stdout, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(3), "{stdout}{stderr}");
-    assert!(stdout.contains("| 8 | tps | 361.3 | 288.0 |"), "{stdout}");
+    assert!(stdout.contains("| 8 | TPS | 361.3 | 288.0 |"), "{stdout}");
     assert!(stdout.contains("**Result:** NO-GO"), "{stdout}");
 }
 
@@ -257,4 +269,183 @@ fn duplicate_rounds_and_non_positive_tps_are_refused_with_the_line() {
         assert_eq!(code, Some(2), "{name}: {output}");
         assert!(output.contains(needle), "{name}: {output}");
     }
+}
+
+/// TPS p-value after Holm, and the compared metrics with their families, of a CSV.
+fn tps_holm_and_families(sandbox: &Sandbox, name: &str, csv: &str) -> (f64, Vec<(String, String)>) {
+    let (code, output) = analyze_csv(sandbox, name, csv, &["--format", "json"]);
+    assert_eq!(code, Some(0), "{output}");
+    let json = &output[..output.rfind('}').unwrap() + 1];
+    let value: serde_json::Value = serde_json::from_str(json).unwrap();
+    let comparisons = value["comparisons"].as_array().unwrap();
+    let tps = comparisons.iter().find(|c| c["metric"] == "tps").unwrap();
+    let families = comparisons
+        .iter()
+        .map(|c| {
+            (
+                c["metric"].as_str().unwrap().to_string(),
+                c["family"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (tps["p_holm"].as_f64().unwrap(), families)
+}
+
+#[test]
+fn adding_a_column_never_moves_the_holm_p_of_tps() {
+    let sandbox = Sandbox::new();
+    let rows = [
+        ("baseline", 1, 100.0, 0.9),
+        ("variant", 1, 80.0, 1.2),
+        ("baseline", 2, 104.0, 0.95),
+        ("variant", 2, 86.0, 1.1),
+        ("baseline", 3, 97.0, 1.0),
+        ("variant", 3, 79.0, 1.3),
+    ];
+    let lean: String = rows.iter().fold(
+        "side,threads,round,tps,latency_mean_ms\n".to_string(),
+        |csv, (side, round, tps, latency)| csv + &format!("{side},8,{round},{tps},{latency}\n"),
+    );
+    // qps is tps (point selects), and three explanatory columns that all differ.
+    let wide: String = rows.iter().fold(
+        "side,threads,round,tps,latency_mean_ms,qps,server_cpu_us_per_tx,threads_running,Com_select\n"
+            .to_string(),
+        |csv, (side, round, tps, latency)| {
+            let cpu = if *side == "baseline" { 50.0 } else { 70.0 } + *round as f64;
+            csv + &format!("{side},8,{round},{tps},{latency},{tps},{cpu},{cpu},{}\n", tps * 3.0)
+        },
+    );
+    let (lean_p, lean_metrics) = tps_holm_and_families(&sandbox, "lean.csv", &lean);
+    let (wide_p, wide_metrics) = tps_holm_and_families(&sandbox, "wide.csv", &wide);
+    assert_eq!(lean_p, wide_p, "TPS's Holm p moved when columns were added");
+    let family = |metrics: &[(String, String)], name: &str| {
+        metrics
+            .iter()
+            .find(|(metric, _)| metric == name)
+            .map(|(_, family)| family.clone())
+    };
+    assert_eq!(
+        family(&lean_metrics, "latency_mean_ms").as_deref(),
+        Some("confirmatory")
+    );
+    assert_eq!(
+        family(&wide_metrics, "tps").as_deref(),
+        Some("confirmatory")
+    );
+    for explanatory in ["server_cpu_us_per_tx", "threads_running", "com_select"] {
+        assert_eq!(
+            family(&wide_metrics, explanatory).as_deref(),
+            Some("explanatory"),
+            "{explanatory}"
+        );
+    }
+    assert_eq!(family(&wide_metrics, "qps"), None, "qps only repeats tps");
+    let (_, table) = analyze_csv(&sandbox, "wide.csv", &wide, &[]);
+    assert!(
+        table.contains("Explanatory metrics (not judged; Holm-adjusted among themselves)"),
+        "{table}"
+    );
+    assert!(table.contains("server CPU per transaction (µs)"), "{table}");
+}
+
+#[test]
+fn every_percentage_and_probability_has_one_meaning() {
+    let sandbox = Sandbox::new();
+    let refused = [
+        (
+            &["analyze", CSV, "--max-tps-loss", "0.05"][..],
+            "did you mean 5%?",
+        ),
+        (
+            &["analyze", CSV, "--max-tps-loss", "105%"][..],
+            "105 % is impossible",
+        ),
+        (
+            &["analyze", CSV, "--max-error-rate", "150"][..],
+            "at most 100%",
+        ),
+        (&["analyze", CSV, "--alpha", "5"][..], "write 5% or 0.05"),
+        (&["analyze", CSV, "--alpha", "0.6"][..], "impossible"),
+        (
+            &[
+                "plan-rounds",
+                "--cv",
+                "5%",
+                "--effect",
+                "3%",
+                "--power",
+                "0.4",
+            ][..],
+            "impossible",
+        ),
+        (
+            &["plan-rounds", "--cv", "0.05", "--effect", "3%"][..],
+            "did you mean 5%?",
+        ),
+    ];
+    for (args, needle) in refused {
+        let output = sandbox.run(args);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stdout}{stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+    let same = |a: &[&str], b: &[&str]| {
+        let (x, y) = (sandbox.run(a), sandbox.run(b));
+        assert_eq!(x.status.code(), Some(3), "{}", text(&x).1);
+        assert_eq!(text(&x).0, text(&y).0, "{a:?} and {b:?} differ");
+    };
+    same(
+        &["analyze", CSV, "--max-tps-loss", "5", "--alpha", "0.05"],
+        &["analyze", CSV, "--max-tps-loss", "5%", "--alpha", "5%"],
+    );
+    let plan = |power: &str| {
+        let output = sandbox.run(&[
+            "plan-rounds",
+            "--cv",
+            "5%",
+            "--effect",
+            "3%",
+            "--power",
+            power,
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
+        text(&output).0
+    };
+    assert_eq!(plan("0.9"), plan("90%"));
+    assert!(plan("0.9").contains("power 90 %"), "{}", plan("0.9"));
+}
+
+#[test]
+fn a_saved_run_is_rejudged_and_rendered_in_every_format() {
+    let sandbox = Sandbox::new();
+    let rejudged = sandbox.run(&["report", RUN, "--max-tps-loss", "50%"]);
+    let (stdout, stderr) = text(&rejudged);
+    assert_eq!(rejudged.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("Against the 50 % tolerance the verdict is GO."),
+        "{stdout}"
+    );
+    // Without flags, the saved tolerance (5 %) is the one judged against.
+    let saved = text(&sandbox.run(&["report", RUN])).0;
+    assert!(
+        saved.contains("Against the 5 % tolerance the verdict is NO-GO."),
+        "{saved}"
+    );
+    for (format, needle) in [
+        ("table", "NO-GO: MariaDB + server_audit costs"),
+        ("md", "**Result:** NO-GO"),
+        ("markdown", "## Method"),
+        ("html", "<svg"),
+        ("jira", "h1. abtest: MariaDB vs MariaDB \\+ server\\_audit"),
+        ("json", "\"verdict\": \"NO-GO\""),
+        ("csv", "side,threads,round"),
+    ] {
+        let output = sandbox.run(&["report", RUN, "--format", format]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{format}: {stderr}");
+        assert!(stdout.contains(needle), "{format}: {stdout}");
+    }
+    let html = sandbox.run(&["analyze", RUN, "--format", "html", "--max-tps-loss", "5%"]);
+    assert_eq!(html.status.code(), Some(3), "{}", text(&html).1);
+    assert!(text(&html).0.contains("<svg"));
 }

@@ -78,7 +78,6 @@ fn managed_ab_run_records_every_round_and_leaves_nothing() {
         metrics,
         [
             "tps",
-            "qps",
             "latency_mean_ms",
             "latency_p95_ms",
             "latency_p99_ms",

@@ -105,8 +105,17 @@ fn html_report_renders_in_chromium() {
     );
     assert_eq!(
         page.matches("<svg").count(),
-        2,
-        "a rounds chart and a latency chart"
+        3,
+        "the change chart, a rounds chart and a latency chart"
+    );
+    let change_chart = page.find("Change of variant vs baseline").unwrap();
+    assert!(
+        change_chart < page.find("id=\"results\"").unwrap(),
+        "the change chart leads"
+    );
+    assert!(
+        page.contains("\nMariaDB + server_audit\n</text>"),
+        "charts name the profiles"
     );
     let url = format!("file://{}", html.display());
     let dom = headless(&sandbox, &["--dump-dom", &url]);
@@ -115,7 +124,10 @@ fn html_report_renders_in_chromium() {
         dom.contains("id=\"verdict\" class=\"verdict NO-GO\""),
         "{dom}"
     );
-    assert!(dom.contains("NO-GO: TPS -31.35 %"), "{dom}");
+    assert!(
+        dom.contains("NO-GO: MariaDB + server_audit costs 13.0–44.3 % of TPS"),
+        "{dom}"
+    );
     let shot = sandbox.path("shot.png");
     headless(
         &sandbox,
