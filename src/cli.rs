@@ -380,23 +380,23 @@ pub struct WorkloadArgs {
     pub delete_inserts: u32,
 
     /// Enable the range SELECT queries (on|off).
-    #[arg(long, default_value = "on", value_parser = parse_switch, help_heading = "Workload")]
+    #[arg(long, default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Workload")]
     pub range_selects: bool,
 
     /// Run every statement in autocommit mode, without BEGIN/COMMIT (on|off).
-    #[arg(long, default_value = "off", value_parser = parse_switch, help_heading = "Workload")]
+    #[arg(long, default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Workload")]
     pub skip_trx: bool,
 
     /// AUTO_INCREMENT primary key (on) or client-generated ids (off).
-    #[arg(long, default_value = "on", value_parser = parse_switch, help_heading = "Workload")]
+    #[arg(long, default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Workload")]
     pub auto_inc: bool,
 
     /// Use a secondary index (KEY xid) in place of the PRIMARY KEY (on|off).
-    #[arg(long, default_value = "off", value_parser = parse_switch, help_heading = "Workload")]
+    #[arg(long, default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Workload")]
     pub secondary: bool,
 
     /// Create the secondary index k_N on column k (on|off).
-    #[arg(long, default_value = "on", value_parser = parse_switch, help_heading = "Workload")]
+    #[arg(long, default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Workload")]
     pub create_secondary: bool,
 
     /// Storage engine of the sbtest tables.

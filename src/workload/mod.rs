@@ -212,8 +212,10 @@ impl WorkloadSpec {
 
     /// One-line description for plans and reports.
     pub fn describe(&self) -> String {
+        let switch = |on: bool| if on { "on" } else { "off" };
         format!(
-            "{} on {} table(s) x {} rows, rand-type {}, {} statements",
+            "{} on {} table(s) x {} rows, rand-type {}, {} statements\n          \
+             range-selects {}, skip-trx {}, auto-inc {}, secondary {}, create-secondary {}",
             self.name.as_str(),
             self.tables,
             self.table_size,
@@ -225,7 +227,12 @@ impl WorkloadSpec {
                 "prepared"
             } else {
                 "text"
-            }
+            },
+            switch(self.range_selects),
+            switch(self.skip_trx),
+            switch(self.auto_inc),
+            switch(self.secondary),
+            switch(self.create_secondary),
         )
     }
 }

@@ -270,3 +270,89 @@ fn a_password_of_the_wrong_type_is_never_printed() {
         assert!(stderr.contains(&format!("{name}:3")), "{name}: {stderr}");
     }
 }
+
+/// The plan `--dry-run` prints for the stock and audit profiles with `extra` flags.
+fn dry_run(sandbox: &Sandbox, extra: &[&str]) -> String {
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb-audit.toml",
+        "--dry-run",
+    ];
+    args.extend(extra);
+    let output = sandbox.run(&args);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{extra:?}: {stderr}");
+    stdout
+}
+
+#[test]
+fn switches_take_on_off_in_every_sysbench_spelling() {
+    let sandbox = Sandbox::new();
+    for (flags, expected) in [
+        (
+            &["--range-selects", "off", "--skip-trx", "on"][..],
+            "range-selects off, skip-trx on, auto-inc on, secondary off, create-secondary on",
+        ),
+        (
+            &[
+                "--range-selects=false",
+                "--auto-inc=0",
+                "--create-secondary",
+                "no",
+            ][..],
+            "range-selects off, skip-trx off, auto-inc off, secondary off, create-secondary off",
+        ),
+        (
+            &["--secondary=1", "--skip-trx", "true"][..],
+            "range-selects on, skip-trx on, auto-inc on, secondary on, create-secondary on",
+        ),
+    ] {
+        let plan = dry_run(&sandbox, flags);
+        assert!(plan.contains(expected), "{flags:?}: {plan}");
+    }
+    let stderr = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb.toml",
+            "--range-selects",
+            "maybe",
+            "--dry-run",
+        ],
+    );
+    assert!(stderr.contains("`maybe` is not on or off"), "{stderr}");
+}
+
+#[test]
+fn the_dry_run_prints_every_tolerance_as_read() {
+    let sandbox = Sandbox::new();
+    let plan = dry_run(
+        &sandbox,
+        &[
+            "--max-tps-loss",
+            "5",
+            "--max-latency-inflation",
+            "p99=15%,10",
+            "--max-error-rate",
+            "0.5%",
+            "--alpha",
+            "10%",
+        ],
+    );
+    assert!(
+        plan.contains(
+            "analysis  alpha 0.1; TPS loss at most 5 %; latency_p99_ms inflation at most 15 %; \
+             other latency inflation at most 10 %; error rate at most 0.5 %; percentiles 95, 99"
+        ),
+        "{plan}"
+    );
+    let untold = dry_run(&sandbox, &[]);
+    assert!(
+        untold.contains("no TPS tolerance (no verdict on TPS)"),
+        "{untold}"
+    );
+}
