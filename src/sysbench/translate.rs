@@ -81,31 +81,115 @@ const NOT_NEEDED: &[(&str, &str)] = &[
     ("threads-distribution", "not supported"),
 ];
 
-/// Translates a sysbench command line.
+/// The sysbench 1.0 test scripts abtest runs, by their script names.
+const SCRIPTS: &[&str] = &[
+    "oltp_read_write",
+    "oltp_read_only",
+    "oltp_write_only",
+    "oltp_point_select",
+    "oltp_update_index",
+    "oltp_update_non_index",
+    "oltp_delete",
+    "oltp_insert",
+    "select_random_points",
+    "select_random_ranges",
+    "bulk_insert",
+];
+
+/// sysbench's own defaults for what abtest sets differently or must not leave implicit:
+/// a translation says them out loud, so the run does what the sysbench run did.
+const SYSBENCH_DEFAULTS: &[(&str, &str)] = &[
+    ("threads", "1"),
+    ("tables", "1"),
+    ("table-size", "10000"),
+    ("rand-type", "special"),
+];
+
+/// Translates a sysbench command line; what is not one is an error.
 pub fn translate(command_line: &str) -> Result<Translation, String> {
     let words = shlex::split(command_line).ok_or("the command line has an unclosed quote")?;
+    check_is_sysbench(&words)?;
     let (options, positional) = normalise(&words);
     let mut out = Translation::default();
-    let workload = workload(&options, &positional, &mut out);
+    let workload = workload(&options, &positional, &mut out)?;
     out.options.push(("workload".into(), workload));
     for (name, value) in &options {
         translate_option(name, value, &mut out);
     }
-    for word in positional {
+    for (option, value) in SYSBENCH_DEFAULTS {
+        if !out.options.iter().any(|(name, _)| name == option) && !out.mentions(option) {
+            out.options.push((option.to_string(), value.to_string()));
+            out.notes.push(format!(
+                "--{option} {value}: sysbench's default, since the command line does not set it"
+            ));
+        }
+    }
+    for word in positional
+        .iter()
+        .skip_while(|w| script_name(w) == "sysbench")
+    {
         match word.as_str() {
-            "sysbench" => {}
             "prepare" | "run" | "cleanup" => out.notes.push(format!(
                 "`{word}`: abtest prepares the tables itself (--prepare auto) and runs both sides"
             )),
-            w if w.starts_with("oltp")
-                || w.starts_with("select_random")
-                || w.starts_with("bulk_insert") => {}
+            w if SCRIPTS.contains(&script_name(w).as_str()) => {}
             other => out
                 .unmapped
                 .push((other.to_string(), "unknown argument".into())),
         }
     }
+    if !out
+        .connection
+        .iter()
+        .any(|(key, _)| key == "host" || key == "socket")
+    {
+        out.connection
+            .insert(0, ("host".into(), quote("127.0.0.1")));
+        out.notes.push(
+            "host = \"127.0.0.1\": the command line names no host; sysbench's default, localhost, \
+             is the server's Unix socket, so set socket = \"/path/mysqld.sock\" instead to match it"
+                .into(),
+        );
+    }
     Ok(out)
+}
+
+/// Refuses what is not a sysbench command line: nothing at all, or another program.
+fn check_is_sysbench(words: &[String]) -> Result<(), String> {
+    let Some(first) = words.first() else {
+        return Err(
+            "nothing to translate; give a sysbench command line, such as \
+             'sysbench oltp_read_write --threads=8 --time=60 run'"
+                .into(),
+        );
+    };
+    let program = script_name(first);
+    if program == "sysbench" || first.starts_with('-') || SCRIPTS.contains(&program.as_str()) {
+        return Ok(());
+    }
+    Err(format!(
+        "`{first}` is not sysbench; from-sysbench translates sysbench 0.4 and 1.0 command lines"
+    ))
+}
+
+/// `oltp_point_select` for `/usr/share/sysbench/oltp_point_select.lua`.
+fn script_name(word: &str) -> String {
+    word.rsplit('/')
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(".lua")
+        .to_string()
+}
+
+/// Whether a positional word is meant as a test script: a path, a `.lua` file, or a
+/// name shaped like sysbench's.
+fn looks_like_script(word: &str) -> bool {
+    let name = script_name(word);
+    word.contains('/')
+        || word.ends_with(".lua")
+        || ["oltp", "select_", "bulk"]
+            .iter()
+            .any(|p| name.starts_with(p))
 }
 
 /// Splits words into `--name=value` options (names lower-cased, `_` as `-`) and the
@@ -156,30 +240,41 @@ fn normalise(words: &[String]) -> (BTreeMap<String, String>, Vec<String>) {
     (options, positional)
 }
 
-/// The abtest workload of a 0.4 `--test=oltp` mode or a 1.0 script name.
+/// The abtest workload of a 0.4 `--test=oltp` mode or a 1.0 script name or path. A
+/// script abtest does not know is an error naming the closest one.
 fn workload(
     options: &BTreeMap<String, String>,
     positional: &[String],
     out: &mut Translation,
-) -> String {
+) -> Result<String, String> {
     let script = options
         .get("test")
         .cloned()
         .or_else(|| {
             positional
                 .iter()
-                .find(|w| w.starts_with("oltp") || w.contains("random") || w.contains("bulk"))
+                .find(|w| script_name(w) != "sysbench" && looks_like_script(w))
                 .cloned()
         })
-        .unwrap_or_else(|| "oltp".into());
-    let script = script
-        .rsplit('/')
-        .next()
-        .unwrap_or("")
-        .trim_end_matches(".lua")
-        .to_string();
+        .ok_or(
+            "the command line names no test: give a script such as oltp_read_write \
+             (sysbench 1.0) or --test=oltp (sysbench 0.4)",
+        )?;
+    let script = script_name(&script);
     if script != "oltp" {
-        return script;
+        if SCRIPTS.contains(&script.as_str()) {
+            return Ok(script);
+        }
+        let closest = SCRIPTS
+            .iter()
+            .max_by(|a, b| {
+                strsim::jaro_winkler(a, &script).total_cmp(&strsim::jaro_winkler(b, &script))
+            })
+            .unwrap_or(&"oltp_read_write");
+        return Err(format!(
+            "unknown sysbench test `{script}`; did you mean `{closest}`? abtest runs {}",
+            SCRIPTS.join(", ")
+        ));
     }
     let mode = options
         .get("oltp-test-mode")
@@ -206,7 +301,7 @@ fn workload(
     out.notes.push(format!(
         "sysbench 0.4 `--test=oltp` in {mode} mode is abtest's {name}"
     ));
-    name.into()
+    Ok(name.into())
 }
 
 fn translate_option(name: &str, value: &str, out: &mut Translation) {
@@ -224,18 +319,19 @@ fn translate_option(name: &str, value: &str, out: &mut Translation) {
         }
     };
     match name {
-        "oltp-num-tables" => push(out, "tables", value.into()),
+        "oltp-num-tables" | "oltp-tables-count" => push(out, "tables", value.into()),
         "num-threads" | "threads" => push(out, "threads", value.into()),
         "max-time" | "time" => {
-            push(out, "round-time", format!("{value}s"));
-            if unresolved {
-                return;
+            let seconds = value.parse::<u64>().ok().filter(|s| *s > 0);
+            let round = seconds.map_or(60, |s| (s / ROUNDS).max(10));
+            push(out, "round-time", format!("{round}s"));
+            if let Some(seconds) = seconds.filter(|_| !unresolved) {
+                out.notes.push(format!(
+                    "--round-time {round}s: sysbench ran once for {seconds}s; abtest runs {ROUNDS} rounds \
+                     per side (--rounds), so {round}s rounds measure each side for {}s in all",
+                    round * ROUNDS
+                ));
             }
-            out.notes.push(format!(
-                "sysbench ran once for {value}s; abtest runs --rounds rounds of --round-time per side (10 by default), \
-                 so consider shorter rounds, e.g. --round-time {}s",
-                value.parse::<u64>().map_or(60, |v| (v / 10).max(10))
-            ));
         }
         "mysql-table-engine" | "mysql-storage-engine" => {
             push(out, "mysql-storage-engine", value.into())
@@ -257,6 +353,9 @@ fn translate_option(name: &str, value: &str, out: &mut Translation) {
         "mysql-ssl" if matches!(value, "on" | "1" | "true" | "required") => {
             out.connection.push(("tls".into(), quote("required")))
         }
+        "mysql-ssl" if matches!(value, "off" | "0" | "false" | "disabled") => {
+            out.connection.push(("tls".into(), quote("disabled")))
+        }
         _ if SAME_NAME.contains(&stripped) => push(out, stripped, value.into()),
         _ => match NOT_NEEDED.iter().find(|(n, _)| *n == name) {
             Some((_, why)) => out
@@ -269,11 +368,27 @@ fn translate_option(name: &str, value: &str, out: &mut Translation) {
     }
 }
 
+/// abtest's default number of rounds per side, which the time hint divides by.
+const ROUNDS: u64 = 10;
+
 fn quote(value: &str) -> String {
     format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 impl Translation {
+    /// Whether the source set `option` in a way that could not be mapped.
+    fn mentions(&self, option: &str) -> bool {
+        let source_names: &[&str] = match option {
+            "threads" => &["--threads=", "--num-threads="],
+            "tables" => &["--tables=", "--oltp-tables-count=", "--oltp-num-tables="],
+            "table-size" => &["--table-size=", "--oltp-table-size="],
+            _ => &[],
+        };
+        self.unmapped
+            .iter()
+            .any(|(text, _)| source_names.iter().any(|n| text.starts_with(n)))
+    }
+
     /// The text printed by `abtest from-sysbench`.
     pub fn render(&self) -> String {
         let mut out = String::from("# abtest workload options\n");
@@ -332,7 +447,7 @@ mod tests {
         let t = translate(line).unwrap();
         assert_eq!(
             options(&t),
-            "--workload oltp_point_select --tables 10 --table-size 500000 --report-interval 10s"
+            "--workload oltp_point_select --tables 10 --table-size 500000 --report-interval 10s --rand-type special"
         );
         assert!(t.connection.contains(&("port".into(), "3306".into())));
         assert!(
@@ -356,7 +471,7 @@ mod tests {
         let t = translate(prepare).unwrap();
         assert_eq!(
             options(&t),
-            "--workload oltp_read_write --table-size 25000 --tables 250 --round-time 600s"
+            "--workload oltp_read_write --table-size 25000 --tables 250 --round-time 60s --threads 1 --rand-type special"
         );
         assert!(!t.render().contains("123456"));
         let run = "sysbench --db-driver=mysql  --mysql-host=172.16.1.10 --mysql-port=3306 --mysql-user=root \
@@ -368,7 +483,7 @@ mod tests {
             "--threads 8",
             "--percentiles 95",
             "--report-interval 1s",
-            "--round-time 120s",
+            "--round-time 12s",
         ] {
             assert!(o.contains(expected), "{o}");
         }
@@ -394,7 +509,7 @@ mod tests {
         let t = translate(prepare).unwrap();
         assert_eq!(
             options(&t),
-            "--workload oltp_read_write --table-size 25000000"
+            "--workload oltp_read_write --table-size 25000000 --threads 1 --tables 1 --rand-type special"
         );
         assert!(t.notes.iter().any(|n| n.contains("`prepare`")));
         let run = "sysbench --db-driver=mysql --num-threads=64 --max-requests=0 --db-driver=mysql --test=oltp \
@@ -403,7 +518,7 @@ mod tests {
         let t = translate(run).unwrap();
         assert_eq!(
             options(&t),
-            "--workload oltp_read_write --round-time 300s --mysql-storage-engine innodb --threads 64 --table-size 25000000"
+            "--workload oltp_read_write --round-time 30s --mysql-storage-engine innodb --threads 64 --table-size 25000000 --tables 1 --rand-type special"
         );
         assert!(
             t.unmapped
@@ -422,7 +537,7 @@ mod tests {
         for expected in [
             "--workload oltp_read_write",
             "--threads 512",
-            "--round-time 900s",
+            "--round-time 90s",
             "--table-size 10000000",
         ] {
             assert!(o.contains(expected), "{o}");
@@ -457,7 +572,22 @@ mod tests {
         .unwrap();
         assert_eq!(
             options(&t),
-            "--workload select_random_points --rand-type pareto"
+            "--workload select_random_points --rand-type pareto --threads 1 --tables 1 --table-size 10000"
+        );
+        for not_sysbench in [
+            "",
+            "mysqlslap --concurrency=8",
+            "sysbench oltp_read_writ run",
+        ] {
+            assert!(translate(not_sysbench).is_err(), "{not_sysbench:?}");
+        }
+        let typo = translate("sysbench oltp_read_writ run").unwrap_err();
+        assert!(typo.contains("did you mean `oltp_read_write`?"), "{typo}");
+        let ssl_off = translate("sysbench oltp_read_only --mysql-ssl=off run").unwrap();
+        assert!(
+            ssl_off
+                .connection
+                .contains(&("tls".into(), "\"disabled\"".into()))
         );
         assert!(translate("sysbench 'unclosed").is_err());
     }

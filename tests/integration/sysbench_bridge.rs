@@ -87,3 +87,101 @@ fn from_sysbench_lists_what_it_cannot_map_and_hides_the_password() {
         "{stdout}"
     );
 }
+
+/// The command lines of the seeds' studies (shared/seeds/000–004) and other shapes.
+const SYSBENCH_LINES: &[&str] = &[
+    "sysbench --test=oltp --mysql-host=192.168.110.100 -- mysql-port=3306 --mysql-user=root \
+     --mysql-password=root --mysql-db=sbtest1 -- oltp-num-tables=10 --oltp-table-size=500000 \
+     --report-interval=10 --max-requests=0 -- Oltp-test-mode=nontrx --oltp-nontrx-mode=select \
+     --oltp-read-only=off --max-time= $time -- num-threads= $thread run",
+    "sysbench --db-driver=mysql  --mysql-host=172.16.1.10 --mysql-port=3306 --mysql-user=root \
+     --mysql-password=123456 --mysql-db=sbtest --table_size=25000 --tables=250 --events=0 --time=120 \
+     --threads=8 --percentile=95 --report-interval=1 oltp_read_write run",
+    "sysbench --db-driver=mysql --num-threads=64 --max-requests=0 --db-driver=mysql --test=oltp \
+     --mysql-table-engine=innodb --oltp-table-size=25000000 --max-time=300 --mysql-engine-trx=yes \
+     --mysql-user=root --mysql-password= run",
+    "sysbench -- test = oltp -- mysql-table-engine = innodb -- oltp-table-size = 10000000 \
+     -- max-requests = 0 -- max-time = 900 -- num-threads = 512",
+    "sysbench /usr/share/sysbench/oltp_point_select.lua --mysql-socket=/run/mysqld/mysqld.sock \
+     --range-selects=off --skip-trx=on --auto-inc=off --create-secondary=off --mysql-ssl=off run",
+    "sysbench oltp_read_only --threads=4 --time=60 --rand-type=uniform --mysql-ssl=on run",
+];
+
+/// from-sysbench's output for `line`: the options line and the profile stub.
+fn from_sysbench(sandbox: &Sandbox, line: &str) -> (Vec<String>, String) {
+    let output = sandbox.run(&["from-sysbench", line]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{line}: {stderr}");
+    let options = stdout.lines().nth(1).unwrap_or_default();
+    let stub: String = stdout
+        .lines()
+        .skip_while(|l| *l != "[connection]")
+        .take_while(|l| !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    (options.split_whitespace().map(String::from).collect(), stub)
+}
+
+#[test]
+fn every_translation_pastes_back_into_abtest() {
+    let sandbox = Sandbox::new();
+    for (index, line) in SYSBENCH_LINES.iter().enumerate() {
+        let (options, stub) = from_sysbench(&sandbox, line);
+        let profile = sandbox.write(&format!("stub{index}.toml"), &stub);
+        let profile = profile.to_str().unwrap();
+        let mut args = vec!["--baseline", profile, "--variant", profile, "--dry-run"];
+        args.extend(options.iter().map(String::as_str));
+        // The stub asks for the password in ABTEST_PASSWORD, as its comment says.
+        let output = sandbox
+            .abtest()
+            .args(&args)
+            .env("ABTEST_PASSWORD", "from-the-environment")
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{line}\n{args:?}\n{stderr}");
+        assert!(stdout.contains("workload  "), "{stdout}");
+    }
+    // Switches, script paths, sysbench's defaults and TLS arrive as written.
+    let (options, stub) = from_sysbench(&sandbox, SYSBENCH_LINES[4]);
+    let options = options.join(" ");
+    for expected in [
+        "--workload oltp_point_select",
+        "--range-selects off",
+        "--threads 1",
+        "--rand-type special",
+    ] {
+        assert!(options.contains(expected), "{options}");
+    }
+    assert!(stub.contains("tls = \"disabled\""), "{stub}");
+    // The time hint and the options line agree.
+    let output = sandbox.run(&["from-sysbench", SYSBENCH_LINES[1]]);
+    let stdout = text(&output).0;
+    assert!(
+        stdout.contains("--round-time 12s")
+            && stdout.contains("--round-time 12s: sysbench ran once for 120s"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn what_is_not_a_sysbench_command_line_is_refused() {
+    let sandbox = Sandbox::new();
+    for (line, needle) in [
+        ("", "nothing to translate"),
+        (
+            "mysqlslap --concurrency=50 --iterations=10",
+            "`mysqlslap` is not sysbench",
+        ),
+        (
+            "sysbench oltp_read_writ --threads=8 run",
+            "did you mean `oltp_read_write`?",
+        ),
+        ("sysbench --threads=8 run", "names no test"),
+    ] {
+        let output = sandbox.run(&["from-sysbench", line]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{line:?}: {stdout}{stderr}");
+        assert!(stderr.contains(needle), "{line:?}: {stderr}");
+    }
+}
