@@ -220,7 +220,7 @@ pub fn parse(source: String, path: &Path, side: Side) -> anyhow::Result<LoadedPr
 
 fn parse_error(path: &Path, side: Side, source: &str, error: &toml::de::Error) -> anyhow::Error {
     let line = error.span().map_or(1, |span| line_at(source, span.start));
-    let message = redact_secrets(source, line, error.message().trim());
+    let message = friendlier(&redact_secrets(source, line, error.message().trim()));
     let hint = suggestion(&message)
         .map(|s| format!("; did you mean `{s}`?"))
         .unwrap_or_default();
@@ -258,6 +258,17 @@ fn redact_secrets(source: &str, error_line: usize, message: &str) -> String {
         }
     }
     redacted
+}
+
+/// The parser's words for a wrong type, said as the fix: `port = "3306"` gets "a port
+/// is a number from 1 to 65535, written without quotes", not "expected u16".
+fn friendlier(message: &str) -> String {
+    if message.contains("expected u16") {
+        return format!(
+            "a port is a number from 1 to 65535, written without quotes, such as port = 3306 ({message})"
+        );
+    }
+    message.to_string()
 }
 
 /// The 1-based line of a byte offset (clamped to the text).

@@ -19,12 +19,15 @@ pub fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i32> {
     for warning in &plan.warnings {
         eprintln!("abtest: warning: {warning}");
     }
+    for path in plan.outputs.paths() {
+        results::check_writable(path)?;
+    }
+    if plan.is_aa() && !args.dry_run {
+        eprintln!("abtest: notice: {}", crate::plan::AA_NOTICE);
+    }
     if args.dry_run {
         print!("{}", plan.describe());
         return Ok(exit::SUCCESS);
-    }
-    for path in plan.outputs.paths() {
-        results::check_writable(path)?;
     }
     runner::interrupt::install();
     raise_open_files_limit();

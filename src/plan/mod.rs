@@ -169,6 +169,10 @@ pub struct ClientSpec {
     pub session: BTreeMap<String, String>,
 }
 
+/// Said when both sides are configured identically.
+pub const AA_NOTICE: &str = "baseline and variant are configured identically: this is an A/A \
+     run, which measures the noise; any change it reports is chance";
+
 impl Plan {
     /// Resolves the command line and both profiles into a plan, or a usage error.
     pub fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
@@ -216,6 +220,16 @@ impl Plan {
         self.schedule.levels.iter().copied().max().unwrap_or(1)
     }
 
+    /// Whether both sides are configured identically (same server, options, client and
+    /// hooks): an A/A run, which measures the noise, not a change.
+    pub fn is_aa(&self) -> bool {
+        let [a, b] = &self.sides;
+        let config = |side: &SidePlan| {
+            serde_json::to_value((&side.target, &side.client, &side.hooks)).unwrap_or_default()
+        };
+        config(a) == config(b)
+    }
+
     /// Human-readable plan for `--dry-run`.
     pub fn describe(&self) -> String {
         let mut out = String::new();
@@ -227,6 +241,9 @@ impl Plan {
                 side.profile.display(),
                 describe_target(side)
             ));
+        }
+        if self.is_aa() {
+            out.push_str(&format!("notice    {AA_NOTICE}\n"));
         }
         let s = &self.schedule;
         out.push_str(&format!("workload  {}\n", self.workload.describe()));

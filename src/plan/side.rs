@@ -77,10 +77,10 @@ fn resolve_target(
     match &loaded.profile.server {
         Some(server) => {
             reject_external_keys(loaded, &connection)?;
-            Ok(TargetSpec::Managed {
-                binary: resolve_binary(loaded, server.binary.as_deref())?,
-                options: resolve_server_options(loaded, &server.options)?,
-            })
+            let binary = resolve_binary(loaded, server.binary.as_deref())?;
+            let options = resolve_server_options(loaded, &server.options)?;
+            check_options_known(loaded, &binary, &options, warnings)?;
+            Ok(TargetSpec::Managed { binary, options })
         }
         None => resolve_external(loaded, &connection, warnings),
     }
@@ -204,8 +204,75 @@ fn resolve_server_options(
     Ok(resolved)
 }
 
+/// Refuses a `[server.options]` key the installed server does not know (exit 2, with
+/// the line and the closest name), as mariadbd would refuse it at start; under `loose_`
+/// mariadbd would silently ignore it, so that is a warning. When the server cannot list
+/// its options, a warning says the names were not checked.
+fn check_options_known(
+    loaded: &LoadedProfile,
+    binary: &Path,
+    options: &BTreeMap<String, String>,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    let plugins: Vec<String> = options
+        .iter()
+        .filter(|(name, _)| {
+            matches!(
+                option_root(name).as_str(),
+                "plugin_load" | "plugin_load_add"
+            )
+        })
+        .map(|(_, value)| format!("--plugin-load-add={value}"))
+        .collect();
+    let Some(known) = crate::server::options::known_options(binary, &plugins) else {
+        warnings.push(format!(
+            "{}: server option names not checked: `{} --verbose --help` did not list them",
+            loaded.side,
+            binary.display()
+        ));
+        return Ok(());
+    };
+    let source_key = |normalized: &str| {
+        loaded
+            .profile
+            .server
+            .iter()
+            .flat_map(|server| server.options.keys())
+            .find(|key| key.replace('-', "_") == normalized)
+            .cloned()
+            .unwrap_or_else(|| normalized.to_string())
+    };
+    for name in options.keys() {
+        if crate::server::options::is_known(&known, name) {
+            continue;
+        }
+        let hint = crate::server::options::closest(&known, &option_root(name))
+            .map(|c| format!("; did you mean `{c}`?"))
+            .unwrap_or_default();
+        if name.to_ascii_lowercase().starts_with("loose_") {
+            warnings.push(format!(
+                "{} profile {}: `{name}` is not an option of {}; with loose_ the server ignores it{hint}",
+                loaded.side,
+                loaded.path.display(),
+                binary.display()
+            ));
+            continue;
+        }
+        let key = source_key(name);
+        return Err(loaded.error_at_key(
+            "server.options",
+            &key,
+            &format!(
+                "`{key}` is not an option of {} (checked with --verbose --help){hint}",
+                binary.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn check_port_free(loaded: &LoadedProfile, port: &str) -> anyhow::Result<()> {
-    let port: u16 = port.parse().map_err(|_| {
+    let port: u16 = port.parse().ok().filter(|p| *p > 0).ok_or_else(|| {
         loaded.error_at_key(
             "server.options",
             "port",
@@ -255,6 +322,13 @@ fn resolve_external(
                 "connection",
                 "socket",
                 "set either `host` or `socket` in [connection], not both",
+            ));
+        }
+        (Some(_), None) if connection.port == Some(0) => {
+            return Err(loaded.error_at_key(
+                "connection",
+                "port",
+                "port 0 is not a server's port; give the port the server listens on, such as 3306",
             ));
         }
         (Some(host), None) => Endpoint::Tcp {

@@ -2,6 +2,7 @@
 //! the facts read from any server so a report can prove what actually differed.
 
 pub mod facts;
+pub mod options;
 pub mod probe;
 pub mod sandbox;
 pub mod tls;

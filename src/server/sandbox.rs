@@ -469,7 +469,7 @@ fn os_user_name() -> String {
 
 /// The environment of mariadbd and mariadb-install-db: only PATH. abtest's own
 /// environment may hold a password (`password_env`), which no child needs.
-fn child_environment() -> Vec<(&'static str, std::ffi::OsString)> {
+pub(crate) fn child_environment() -> Vec<(&'static str, std::ffi::OsString)> {
     std::env::var_os("PATH")
         .map(|path| vec![("PATH", path)])
         .unwrap_or_default()

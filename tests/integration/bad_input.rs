@@ -273,17 +273,21 @@ fn a_password_of_the_wrong_type_is_never_printed() {
 
 /// The plan `--dry-run` prints for the stock and audit profiles with `extra` flags.
 fn dry_run(sandbox: &Sandbox, extra: &[&str]) -> String {
-    let mut args = vec![
-        "--baseline",
+    dry_run_of(
+        sandbox,
         "profiles/mariadb.toml",
-        "--variant",
         "profiles/mariadb-audit.toml",
-        "--dry-run",
-    ];
+        extra,
+    )
+}
+
+/// The plan `--dry-run` prints for two profiles and `extra` flags; the run must pass.
+fn dry_run_of(sandbox: &Sandbox, baseline: &str, variant: &str, extra: &[&str]) -> String {
+    let mut args = vec!["--baseline", baseline, "--variant", variant, "--dry-run"];
     args.extend(extra);
     let output = sandbox.run(&args);
     let (stdout, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{extra:?}: {stderr}");
+    assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
     stdout
 }
 
@@ -355,4 +359,114 @@ fn the_dry_run_prints_every_tolerance_as_read() {
         untold.contains("no TPS tolerance (no verdict on TPS)"),
         "{untold}"
     );
+}
+
+#[test]
+fn the_dry_run_refuses_what_the_run_would_refuse() {
+    let sandbox = Sandbox::new();
+    let profile = |name: &str, body: &str| {
+        let path = sandbox.write(name, body);
+        path.to_str().unwrap().to_string()
+    };
+    let cases = [
+        (
+            profile(
+                "typo.toml",
+                "name = \"typo\"\n[server.options]\ninnodb_bufer_pool_size = \"256M\"\n",
+            ),
+            "typo.toml:3: `innodb_bufer_pool_size` is not an option of",
+            "did you mean `innodb_buffer_pool_size`?",
+        ),
+        (
+            profile(
+                "port0.toml",
+                "name = \"p\"\n[connection]\nhost = \"127.0.0.1\"\nport = 0\n",
+            ),
+            "port0.toml:4: port 0 is not a server's port",
+            "such as 3306",
+        ),
+        (
+            profile(
+                "managed0.toml",
+                "name = \"m\"\n[server.options]\nport = 0\n",
+            ),
+            "managed0.toml:3: `port` must be a number between 1 and 65535",
+            "",
+        ),
+        (
+            profile(
+                "quoted.toml",
+                "name = \"q\"\n[connection]\nhost = \"127.0.0.1\"\nport = \"3306\"\n",
+            ),
+            "quoted.toml:4: a port is a number from 1 to 65535, written without quotes",
+            "",
+        ),
+    ];
+    for (variant, first, second) in &cases {
+        let stderr = refuse(
+            &sandbox,
+            &[
+                "--baseline",
+                "profiles/mariadb.toml",
+                "--variant",
+                variant,
+                "--dry-run",
+            ],
+        );
+        assert!(
+            stderr.contains(first) && stderr.contains(second),
+            "{stderr}"
+        );
+    }
+    let stderr = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb.toml",
+            "--json",
+            "/nonexistent/dir/r.json",
+            "--dry-run",
+        ],
+    );
+    assert!(
+        stderr.contains("cannot write /nonexistent/dir/r.json"),
+        "{stderr}"
+    );
+    // A misspelt option under loose_ is ignored by mariadbd: a warning, not a refusal.
+    let loose = profile(
+        "loose.toml",
+        "name = \"l\"\n[server.options]\nloose_innodb_bufer_pool_size = \"256M\"\n",
+    );
+    let output = sandbox.run(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        &loose,
+        "--dry-run",
+    ]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("with loose_ the server ignores it"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_dry_run_says_when_both_sides_are_the_same() {
+    let sandbox = Sandbox::new();
+    let same = dry_run_of(
+        &sandbox,
+        "profiles/mariadb.toml",
+        "profiles/mariadb.toml",
+        &[],
+    );
+    assert!(
+        same.contains("notice    baseline and variant are configured identically"),
+        "{same}"
+    );
+    let different = dry_run(&sandbox, &[]);
+    assert!(!different.contains("configured identically"), "{different}");
 }
