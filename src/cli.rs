@@ -91,6 +91,10 @@ pub struct ImportLogArgs {
     #[arg(long, num_args = 1.., required = true)]
     pub variant: Vec<PathBuf>,
 
+    /// Client threads of runs whose log does not show them (no banner, no interval lines).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub threads: Option<u32>,
+
     /// Write the CSV here instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -3,8 +3,11 @@
 //! so old runs get confidence intervals too.
 //!
 //! Each run in a log is one round: its final report when there is one, otherwise the
-//! mean of its interval lines (a run cut short). Logs copied from web pages often have
-//! their line breaks flattened; the parser reads labels and numbers, not lines.
+//! mean of its interval lines (a run cut short). A log holding several reports gives
+//! several runs, whether or not each has its banner. Logs copied from web pages often
+//! have their line breaks flattened; the parser reads labels and numbers, not lines.
+//! The thread count comes from the banner or the interval lines; a run that shows
+//! neither has none, and the command asks for `--threads` rather than guess.
 
 use std::fmt::Write as _;
 
@@ -13,8 +16,8 @@ use crate::profile::Side;
 /// One sysbench run, summarised.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Run {
-    /// Client threads.
-    pub threads: u32,
+    /// Client threads, when the log shows them.
+    pub threads: Option<u32>,
     /// Transactions per second.
     pub tps: f64,
     /// Queries per second, when reported.
@@ -41,16 +44,41 @@ pub fn parse(text: &str) -> Vec<Run> {
             .map(|(k, &start)| &flat[start..starts.get(k + 1).copied().unwrap_or(flat.len())])
             .collect()
     };
-    chunks.into_iter().filter_map(parse_run).collect()
+    chunks.into_iter().flat_map(parse_chunk).collect()
 }
 
-fn parse_run(chunk: &str) -> Option<Run> {
+/// The start of a final report: sysbench 1.0, then 0.4.
+const REPORT_MARKERS: [&str; 2] = ["SQL statistics:", "OLTP test statistics:"];
+
+/// The runs of one banner's chunk: one per final report in it (a log may hold several
+/// reports under one banner, or none), or the interval lines' mean when it has none.
+fn parse_chunk(chunk: &str) -> Vec<Run> {
     let threads = number_after(chunk, "Number of threads:").map(|t| t as u32);
+    let mut starts: Vec<usize> = REPORT_MARKERS
+        .iter()
+        .flat_map(|marker| chunk.match_indices(marker).map(|(i, _)| i))
+        .collect();
+    starts.sort_unstable();
+    if starts.len() <= 1 {
+        return parse_run(chunk, threads).into_iter().collect();
+    }
+    // The first report keeps the banner and interval lines before it; each later one
+    // reaches from its marker to the next.
+    let mut bounds = starts.clone();
+    bounds[0] = 0;
+    bounds.push(chunk.len());
+    bounds
+        .windows(2)
+        .filter_map(|w| parse_run(&chunk[w[0]..w[1]], threads))
+        .collect()
+}
+
+fn parse_run(chunk: &str, threads: Option<u32>) -> Option<Run> {
     if let Some(tps) = per_second_after(chunk, "transactions:") {
         let p95 = number_after(chunk, "95th percentile:")
             .or_else(|| number_after(chunk, "95 percentile:"));
         return Some(Run {
-            threads: threads.unwrap_or(1),
+            threads,
             tps,
             qps: per_second_after(chunk, " queries:")
                 .or_else(|| per_second_after(chunk, "read/write requests:")),
@@ -79,9 +107,7 @@ fn interval_mean(chunk: &str, threads: Option<u32>) -> Option<Run> {
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     };
     Some(Run {
-        threads: threads
-            .or_else(|| number_after(lines[0], "thds:").map(|t| t as u32))
-            .unwrap_or(1),
+        threads: threads.or_else(|| number_after(lines[0], "thds:").map(|t| t as u32)),
         tps: mean("tps:")?,
         qps: mean("qps:"),
         latency_mean_ms: None,
@@ -109,19 +135,20 @@ fn per_second_after(text: &str, label: &str) -> Option<f64> {
     rest[open + 1..].split_whitespace().next()?.parse().ok()
 }
 
-/// The per-round CSV of runs from the baseline and variant logs.
+/// The per-round CSV of runs from the baseline and variant logs; every run has its
+/// thread count by now (see the command).
 pub fn to_csv(sides: &[(Side, Vec<Run>)]) -> String {
     let mut out = String::from("side,threads,round,tps,qps,latency_mean_ms,latency_p95_ms\n");
     let cell = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
     for (side, runs) in sides {
         let mut rounds_per_level: std::collections::BTreeMap<u32, u32> = Default::default();
         for run in runs {
-            let round = rounds_per_level.entry(run.threads).or_default();
+            let threads = run.threads.unwrap_or(0);
+            let round = rounds_per_level.entry(threads).or_default();
             *round += 1;
             let _ = writeln!(
                 out,
-                "{side},{},{round},{},{},{},{}",
-                run.threads,
+                "{side},{threads},{round},{},{},{},{}",
                 run.tps,
                 cell(run.qps),
                 cell(run.latency_mean_ms),
@@ -176,7 +203,7 @@ Latency (ms):
         assert_eq!(
             runs,
             vec![Run {
-                threads: 8,
+                threads: Some(8),
                 tps: 285.56,
                 qps: Some(5711.24),
                 latency_mean_ms: Some(27.99),
@@ -191,7 +218,7 @@ Latency (ms):
         assert_eq!(
             runs,
             vec![Run {
-                threads: 64,
+                threads: Some(64),
                 tps: 1182.19,
                 qps: Some(22463.02),
                 latency_mean_ms: Some(54.12),
@@ -205,8 +232,29 @@ Latency (ms):
         let cut = SYSBENCH_1_0.split("SQL statistics").next().unwrap();
         let runs = parse(cut);
         assert_eq!(runs.len(), 1);
-        assert!((runs[0].tps - 285.48).abs() < 1e-9 && runs[0].threads == 8);
+        assert!((runs[0].tps - 285.48).abs() < 1e-9 && runs[0].threads == Some(8));
         assert!((runs[0].latency_p95_ms.unwrap() - 53.42).abs() < 1e-9);
+    }
+
+    #[test]
+    fn reports_without_banners_are_separate_runs_without_threads() {
+        let report = SYSBENCH_1_0.split("SQL statistics").nth(1).unwrap();
+        let log = format!(
+            "SQL statistics{report}\nSQL statistics{}",
+            report.replace("285.56", "290.00")
+        );
+        let runs = parse(&log);
+        assert_eq!(runs.len(), 2, "{runs:?}");
+        assert_eq!((runs[0].tps, runs[1].tps), (285.56, 290.0));
+        assert!(runs.iter().all(|r| r.threads.is_none()));
+        // Two reports under one banner share its thread count.
+        let two = format!(
+            "{SYSBENCH_1_0}\nSQL statistics{}",
+            report.replace("285.56", "290.00")
+        );
+        let runs = parse(&two);
+        assert_eq!(runs.len(), 2);
+        assert!(runs.iter().all(|r| r.threads == Some(8)));
     }
 
     #[test]

@@ -185,3 +185,61 @@ fn what_is_not_a_sysbench_command_line_is_refused() {
         assert!(stderr.contains(needle), "{line:?}: {stderr}");
     }
 }
+
+#[test]
+fn import_places_threads_exactly_and_reads_every_report() {
+    let sandbox = Sandbox::new();
+    let log = std::fs::read_to_string(LOG_1_0).unwrap();
+    let report = &log[log.find("SQL statistics").unwrap()..];
+    // Seed 002 quotes the final report alone: no banner, no interval lines.
+    let bare = sandbox.write("bare.log", report);
+    let bare = bare.to_str().unwrap();
+    let (output, _) = import(&sandbox, &[bare], &[bare]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("run 1 does not say how many threads it used")
+            && stderr.contains("--threads N"),
+        "{stderr}"
+    );
+    let mut args = vec!["import-sysbench-log", "--baseline", bare, "--variant", bare];
+    args.extend(["--threads", "8"]);
+    let output = sandbox.run(&args);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.lines().nth(1).unwrap().starts_with("baseline,8,1,"),
+        "{stdout}"
+    );
+    // --threads that contradicts the banner is refused, not applied.
+    let output = sandbox.run(&[
+        "import-sysbench-log",
+        "--baseline",
+        LOG_1_0,
+        "--variant",
+        LOG_1_0,
+        "--threads",
+        "16",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output)
+            .1
+            .contains("used 8 threads, but --threads says 16")
+    );
+    // Two reports in one file are two runs.
+    let two = sandbox.write("two.log", &format!("{report}\n{report}"));
+    let two = two.to_str().unwrap();
+    let output = sandbox.run(&[
+        "import-sysbench-log",
+        "--baseline",
+        two,
+        "--variant",
+        LOG_1_0,
+        "--threads",
+        "8",
+    ]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("baseline: 2 run(s) read"), "{stderr}");
+}
