@@ -12,7 +12,7 @@ use crate::profile::Side;
 use crate::stats::compare::{Comparison, Sample, compare};
 use crate::stats::diagnostics::side_warnings;
 use crate::stats::fieller::fieller;
-use crate::stats::power::power;
+use crate::stats::power::{Test, power};
 use crate::stats::summary::Summary;
 use crate::stats::t_critical;
 use crate::stats::verdict::{self, Direction, Verdict};
@@ -337,7 +337,10 @@ fn judge(comparison: &mut Comparison, samples: &[Sample], options: &AnalysisOpti
             Direction::HigherIsBetter => -delta,
             Direction::LowerIsBetter => delta,
         };
-        target_effect = Some((boundary - comparison.change_pct / 100.0).abs());
+        target_effect = Some((
+            (boundary - comparison.change_pct / 100.0).abs(),
+            Test::Verdict,
+        ));
     } else if comparison.metric == "error_rate"
         && let Some(limit) = options.max_error_rate
     {
@@ -348,8 +351,11 @@ fn judge(comparison: &mut Comparison, samples: &[Sample], options: &AnalysisOpti
         comparison.verdict = Some(verdict::absolute_verdict(bounds, limit));
     }
     if comparison.metric != "error_rate" {
-        let effect = target_effect.or(Some((comparison.change_pct / 100.0).abs()));
-        comparison.power = Some(power(x.cv, y.cv, n, effect, options.alpha));
+        let target = target_effect.or(Some((
+            (comparison.change_pct / 100.0).abs(),
+            Test::Significance,
+        )));
+        comparison.power = Some(power(x.cv, y.cv, n, target, options.alpha));
     }
 }
 

@@ -289,13 +289,30 @@ pub struct AnalyzeArgs {
 /// `abtest plan-rounds`.
 #[derive(Debug, Clone, Args)]
 pub struct PlanRoundsArgs {
-    /// Coefficient of variation of the per-round metric, such as 3%.
-    #[arg(long, value_parser = cv)]
-    pub cv: f64,
+    /// Coefficient of variation of per-round TPS, such as 3%.
+    #[arg(long, value_parser = cv, required_unless_present = "pilot", conflicts_with = "pilot")]
+    pub cv: Option<f64>,
 
-    /// Smallest change to detect, such as 2%.
+    /// Take the CV from a pilot run: an abtest results JSON or a rounds CSV.
+    #[arg(long, value_name = "FILE")]
+    pub pilot: Option<PathBuf>,
+
+    /// Distance to decide: between the true change and the tolerance for a verdict, or
+    /// the change itself to find it significant, such as 2%.
     #[arg(long, value_parser = effect)]
     pub effect: f64,
+
+    /// Measured time of one round, for the wall-clock estimate.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub round_time: Duration,
+
+    /// Warm-up before each round, for the wall-clock estimate.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub warmup: Duration,
+
+    /// Number of thread levels, for the wall-clock estimate.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub levels: u32,
 
     /// Significance level, 0.05 or 5%.
     #[arg(long, default_value = "0.05", value_parser = alpha)]

@@ -1,6 +1,8 @@
 //! Power: how small a change the run could have seen, and how many rounds a decision
-//! needs. Normal approximation with two-sided α and power 1 − β:
-//! MDE ≈ (z₁₋α/₂ + z₁₋β)·c·√(2/n) and n ≈ 2((z₁₋α/₂ + z₁₋β)·c/δ)².
+//! needs. Normal approximation with power 1 − β:
+//! MDE ≈ (z + z₁₋β)·c·√(2/n) and n ≈ 2((z + z₁₋β)·c/δ)², where z is z₁₋α/₂ for a
+//! significance test (two-sided) and z₁₋α for a verdict, which is one-sided at α: it
+//! asks whether the interval clears one tolerance boundary, δ away.
 
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -16,38 +18,52 @@ pub struct Power {
     pub rounds_needed: Option<u32>,
 }
 
-fn z_sum(alpha: f64, power: f64) -> f64 {
+/// What a run is planned for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Test {
+    /// Finding a change significant: two-sided at α.
+    Significance,
+    /// Deciding a tolerance (GO or NO-GO): one-sided at α, as the verdict reads it.
+    Verdict,
+}
+
+fn z_sum(alpha: f64, power: f64, test: Test) -> f64 {
     let normal = Normal::standard();
-    normal.inverse_cdf(1.0 - alpha / 2.0) + normal.inverse_cdf(power)
+    let level = match test {
+        Test::Significance => 1.0 - alpha / 2.0,
+        Test::Verdict => 1.0 - alpha,
+    };
+    normal.inverse_cdf(level) + normal.inverse_cdf(power)
 }
 
 /// Minimum detectable effect (fraction) for CV `cv` and `n` rounds per side.
-pub fn minimum_detectable_effect(cv: f64, n: usize, alpha: f64, power: f64) -> f64 {
-    z_sum(alpha, power) * cv * (2.0 / n as f64).sqrt()
+pub fn minimum_detectable_effect(cv: f64, n: usize, alpha: f64, power: f64, test: Test) -> f64 {
+    z_sum(alpha, power, test) * cv * (2.0 / n as f64).sqrt()
 }
 
 /// Rounds per side needed to detect `effect` (fraction) at CV `cv`; at least 2.
-pub fn rounds_needed(cv: f64, effect: f64, alpha: f64, power: f64) -> Option<u32> {
+pub fn rounds_needed(cv: f64, effect: f64, alpha: f64, power: f64, test: Test) -> Option<u32> {
     if effect <= 0.0 || !effect.is_finite() {
         return None;
     }
-    let n = 2.0 * (z_sum(alpha, power) * cv / effect).powi(2);
+    let n = 2.0 * (z_sum(alpha, power, test) * cv / effect).powi(2);
     n.is_finite().then(|| (n.ceil() as u32).max(2))
 }
 
-/// Power figures for CVs of both sides, n rounds per side, and an optional target effect.
+/// Power figures for CVs of both sides, n rounds per side, and an optional target
+/// effect with the test that will judge it.
 pub fn power(
     cv_baseline: f64,
     cv_variant: f64,
     n: usize,
-    effect: Option<f64>,
+    target: Option<(f64, Test)>,
     alpha: f64,
 ) -> Power {
     let cv = ((cv_baseline.powi(2) + cv_variant.powi(2)) / 2.0).sqrt();
     Power {
         cv,
-        mde: minimum_detectable_effect(cv, n, alpha, 0.8),
-        rounds_needed: effect.and_then(|e| rounds_needed(cv, e, alpha, 0.8)),
+        mde: minimum_detectable_effect(cv, n, alpha, 0.8, Test::Significance),
+        rounds_needed: target.and_then(|(e, test)| rounds_needed(cv, e, alpha, 0.8, test)),
     }
 }
 
@@ -58,12 +74,18 @@ mod tests {
     #[test]
     fn textbook_values() {
         // 2·((1.959964 + 0.841621)·0.03/0.02)² = 35.3 → 36 rounds.
-        assert_eq!(rounds_needed(0.03, 0.02, 0.05, 0.8), Some(36));
-        let mde = minimum_detectable_effect(0.03, 10, 0.05, 0.8);
+        let two_sided = Test::Significance;
+        assert_eq!(rounds_needed(0.03, 0.02, 0.05, 0.8, two_sided), Some(36));
+        let mde = minimum_detectable_effect(0.03, 10, 0.05, 0.8, two_sided);
         assert!(
             (mde - 2.801585 * 0.03 * (0.2f64).sqrt()).abs() < 1e-5,
             "{mde}"
         );
-        assert_eq!(rounds_needed(0.03, 0.0, 0.05, 0.8), None);
+        assert_eq!(rounds_needed(0.03, 0.0, 0.05, 0.8, two_sided), None);
+        // One-sided, as the verdict: 2·((1.644854 + 0.841621)·0.03/0.02)² = 27.8 → 28.
+        assert_eq!(
+            rounds_needed(0.03, 0.02, 0.05, 0.8, Test::Verdict),
+            Some(28)
+        );
     }
 }

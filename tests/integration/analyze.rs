@@ -111,7 +111,46 @@ fn plan_rounds_answers_before_a_run() {
     let output = sandbox.run(&["plan-rounds", "--cv", "3%", "--effect", "2%"]);
     let (stdout, _) = text(&output);
     assert_eq!(output.status.code(), Some(0));
-    assert!(stdout.contains("rounds per side: 36"), "{stdout}");
+    // One-sided, as the verdict reads: 2·((z.95 + z.80)·3/2)² = 27.8; two-sided 35.3.
+    assert!(
+        stdout.contains("rounds per side: 28 to decide a tolerance"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("36 to find a 2.00 % change significant"),
+        "{stdout}"
+    );
+    // 28 rounds × 2 sides × 35 s = 32 min 40 s.
+    assert!(stdout.contains("wall-clock: about 32m 40s"), "{stdout}");
+    let output = sandbox.run(&[
+        "plan-rounds",
+        "--pilot",
+        RUN,
+        "--effect",
+        "5%",
+        "--round-time",
+        "10s",
+        "--warmup",
+        "2s",
+        "--levels",
+        "2",
+    ]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    // The fixture's TPS CVs: 17.8 % and 9.2 %, root mean square 14.19 %.
+    assert!(
+        stdout.contains("CV 14.19 % from the pilot (8 threads, 5 baseline and 5 variant rounds)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("rounds per side: 100 to decide"),
+        "{stdout}"
+    );
+    // 100 rounds × 2 sides × 2 levels × 12 s = 80 min.
+    assert!(stdout.contains("wall-clock: about 1h 20m"), "{stdout}");
+    let csv = sandbox.run(&["plan-rounds", "--pilot", CSV, "--effect", "5%"]);
+    assert_eq!(csv.status.code(), Some(0), "{}", text(&csv).1);
+    assert!(text(&csv).0.contains("from the pilot"));
 }
 
 /// Runs `abtest analyze` on CSV text with `flags`; returns the exit code and stdout.
