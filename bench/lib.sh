@@ -29,7 +29,7 @@ start_server() {
   SERVER_DIR=$(mktemp -d /tmp/abtest-bench-XXXXXX)
   mkdir -p "$SERVER_DIR/tmp"
   TMPDIR="$SERVER_DIR/tmp" mariadb-install-db --no-defaults --datadir="$SERVER_DIR/data" \
-    --auth-root-authentication-method=normal --skip-test-db --user=root >/dev/null
+    --auth-root-authentication-method=socket --auth-root-socket-user="$(id -un)" --skip-test-db --user=root >/dev/null
   SERVER_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   mariadbd --no-defaults --user=root --datadir="$SERVER_DIR/data" --socket="$SERVER_DIR/sock" \
     --port="$SERVER_PORT" --bind-address=127.0.0.1 --tmpdir="$SERVER_DIR/tmp" \

@@ -31,7 +31,7 @@ start() { # name buffer_pool; sets PORT
   local dir="$work/$1" port
   mkdir -p "$dir/tmp"
   TMPDIR="$dir/tmp" mariadb-install-db --no-defaults --datadir="$dir/data" \
-    --auth-root-authentication-method=normal --skip-test-db --user=root >/dev/null
+    --auth-root-authentication-method=socket --auth-root-socket-user="$(id -un)" --skip-test-db --user=root >/dev/null
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   mariadbd --no-defaults --user=root --datadir="$dir/data" --socket="$dir/sock" --port="$port" \
     --bind-address=127.0.0.1 --tmpdir="$dir/tmp" --log-error="$dir/error.log" --skip-name-resolve \

@@ -6,6 +6,7 @@ mod analyze;
 mod bad_input;
 mod client_behaviour;
 mod custom_workload;
+mod docs;
 mod faults;
 mod fuzz;
 mod managed_run;
