@@ -33,6 +33,26 @@ pub fn metric_label(metric: &str) -> String {
     }
 }
 
+/// A server variable's value for people: sizes in bytes (`*_size`, `*_buffer*`,
+/// `max_allowed_packet`) as `512 MiB` when they are whole KiB, MiB or GiB; the rest
+/// as it is.
+pub fn variable_value(name: &str, value: &str) -> String {
+    let sized = name.ends_with("_size") || name.contains("_buffer") || name == "max_allowed_packet";
+    match value.parse::<u64>() {
+        Ok(bytes) if sized && bytes >= 1024 => {
+            let units = [("GiB", 1u64 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+            units
+                .iter()
+                .find(|(_, size)| bytes % size == 0)
+                .map_or_else(
+                    || value.to_string(),
+                    |(unit, size)| format!("{} {unit}", bytes / size),
+                )
+        }
+        _ => value.to_string(),
+    }
+}
+
 /// A percentage change with its interval: `-21.3 % [-24.0, -18.5]`.
 pub fn change(change_pct: f64, ci: Option<[f64; 2]>) -> String {
     match ci {
@@ -88,5 +108,19 @@ mod tests {
             "server CPU per transaction (µs)"
         );
         assert_eq!(metric_label("Com_select"), "Com_select");
+        assert_eq!(
+            variable_value("innodb_buffer_pool_size", "536870912"),
+            "512 MiB"
+        );
+        assert_eq!(
+            variable_value("innodb_log_file_size", "100663296"),
+            "96 MiB"
+        );
+        assert_eq!(variable_value("sort_buffer_size", "2097152"), "2 MiB");
+        assert_eq!(variable_value("innodb_buffer_pool_size", "1000"), "1000");
+        assert_eq!(
+            variable_value("thread_handling", "pool-of-threads"),
+            "pool-of-threads"
+        );
     }
 }

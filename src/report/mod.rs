@@ -115,7 +115,7 @@ impl<'a> ReportView<'a> {
                 };
                 Some(format!(
                     "{} at {} threads: CV {:.1} %, smallest detectable change with {} rounds ≈ {:.1} %{needed}",
-                    c.metric,
+                    format::metric_label(&c.metric),
                     c.threads,
                     100.0 * power.cv,
                     c.baseline.n.min(c.variant.n),

@@ -97,11 +97,16 @@ pub fn method(results: &ResultsFile, alpha: f64) -> String {
 
 /// The variables that differ: (name, baseline, variant).
 pub fn differences(results: &ResultsFile) -> Vec<[String; 3]> {
-    let cell = |v: &Option<String>| v.clone().unwrap_or_else(|| "(absent)".into());
     results
         .differences
         .iter()
-        .map(|d| [d.name.clone(), cell(&d.baseline), cell(&d.variant)])
+        .map(|d| {
+            let cell = |v: &Option<String>| {
+                v.as_deref()
+                    .map_or_else(|| "(absent)".into(), |v| format::variable_value(&d.name, v))
+            };
+            [d.name.clone(), cell(&d.baseline), cell(&d.variant)]
+        })
         .collect()
 }
 
@@ -116,7 +121,10 @@ pub fn environment(results: &ResultsFile) -> Vec<String> {
         if let Some(facts) = &info.facts {
             let variable = |name: &str| facts.variables.get(name).map_or("?", String::as_str);
             let thread_handling = variable("thread_handling");
-            let pool = variable("innodb_buffer_pool_size");
+            let pool = format::variable_value(
+                "innodb_buffer_pool_size",
+                variable("innodb_buffer_pool_size"),
+            );
             let flush = variable("innodb_flush_log_at_trx_commit");
             let sync = variable("sync_binlog");
             lines.push(format!(
