@@ -15,7 +15,7 @@ fn run(sandbox: &Sandbox, args: &[&str]) -> (Option<i32>, Value, String) {
 }
 
 #[test]
-fn sweep_compares_every_level_in_one_holm_family() {
+fn sweep_compares_every_level_in_each_holm_family() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
     let (code, results, output) = run(
@@ -53,29 +53,41 @@ fn sweep_compares_every_level_in_one_holm_family() {
             "no block for {threads} threads"
         );
     }
-    // One Holm family over every metric at every level: the smallest p is multiplied by
-    // the family size.
-    let m = comparisons.len() as f64;
-    let smallest = comparisons
-        .iter()
-        .min_by(|a, b| {
-            a["p"]
-                .as_f64()
-                .unwrap()
-                .total_cmp(&b["p"].as_f64().unwrap())
-        })
-        .unwrap();
-    let expected = (smallest["p"].as_f64().unwrap() * m).min(1.0);
-    assert!(
-        (smallest["p_holm"].as_f64().unwrap() - expected).abs() < 1e-12,
-        "family size {m}: {smallest}"
-    );
+    // Two Holm families, each over every level: TPS and latency (confirmatory), and the
+    // rest (explanatory). In each, the smallest p is multiplied by the family's size.
+    for family in ["confirmatory", "explanatory"] {
+        let members: Vec<&Value> = comparisons
+            .iter()
+            .filter(|c| c["family"] == family)
+            .collect();
+        let levels: std::collections::BTreeSet<u64> = members
+            .iter()
+            .map(|c| c["threads"].as_u64().unwrap())
+            .collect();
+        assert_eq!(levels.len(), 3, "{family} spans every level");
+        let m = members.len() as f64;
+        let smallest = members
+            .iter()
+            .min_by(|a, b| {
+                a["p"]
+                    .as_f64()
+                    .unwrap()
+                    .total_cmp(&b["p"].as_f64().unwrap())
+            })
+            .unwrap();
+        let expected = (smallest["p"].as_f64().unwrap() * m).min(1.0);
+        assert!(
+            (smallest["p_holm"].as_f64().unwrap() - expected).abs() < 1e-12,
+            "{family} family size {m}: {smallest}"
+        );
+    }
     assert!(output.contains("sweep summary"), "{output}");
     assert_eq!(
         output.matches("│ threads ┆ metric").count(),
-        3,
-        "one block per level: {output}"
+        6,
+        "a confirmatory and an explanatory block per level: {output}"
     );
+    assert_eq!(output.matches("Explanatory metrics").count(), 3, "{output}");
 }
 
 #[test]
