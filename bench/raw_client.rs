@@ -25,8 +25,8 @@ use std::net::TcpStream;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use abtest::plan::ClientSched;
-use abtest::runner::sched::apply_to_current_thread;
+use abtest::thread_policy::ClientSched;
+use abtest::thread_policy::apply_to_current_thread;
 use mysql_common::scramble::scramble_native;
 
 const RANGE_SIZE: u64 = 100;

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cli::AnalysisArgs;
 use crate::exit::UsageError;
 use crate::profile::Side;
 use crate::stats::compare::{Comparison, Sample, compare};
@@ -34,6 +33,20 @@ pub struct AnalysisOptions {
     pub percentiles: Vec<f64>,
 }
 
+impl Default for AnalysisOptions {
+    /// α 0.05, no tolerances, latency p95 and p99 besides the mean.
+    fn default() -> AnalysisOptions {
+        AnalysisOptions {
+            alpha: 0.05,
+            max_tps_loss: None,
+            max_latency_inflation: BTreeMap::new(),
+            max_latency_inflation_all: None,
+            max_error_rate: None,
+            percentiles: vec![95.0, 99.0],
+        }
+    }
+}
+
 /// The outcome of an analysis.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Analysis {
@@ -49,56 +62,9 @@ pub struct Analysis {
 }
 
 impl AnalysisOptions {
-    /// Resolves and validates the analysis flags, with the defaults where none is given.
-    pub fn from_args(args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
-        let defaults = AnalysisOptions {
-            alpha: 0.05,
-            max_tps_loss: None,
-            max_latency_inflation: BTreeMap::new(),
-            max_latency_inflation_all: None,
-            max_error_rate: None,
-            percentiles: vec![95.0, 99.0],
-        };
-        defaults.overridden_by(args)
-    }
-
-    /// These settings with every flag that `args` gives in place of the setting it names:
-    /// how a saved run is re-judged. `--max-latency-inflation` replaces all latency
-    /// tolerances.
-    pub fn overridden_by(&self, args: &AnalysisArgs) -> anyhow::Result<AnalysisOptions> {
-        let alpha = args.alpha.unwrap_or(self.alpha);
-        if !(alpha > 0.0 && alpha < 0.5) {
-            return Err(UsageError::err(format!(
-                "--alpha {alpha} is out of range; use a value between 0 and 0.5, such as 0.05"
-            )));
-        }
-        let percentiles = args.percentiles.clone().unwrap_or(self.percentiles.clone());
-        if let Some(bad) = percentiles.iter().find(|p| !(**p > 0.0 && **p < 100.0)) {
-            return Err(UsageError::err(format!(
-                "--percentiles {bad} must lie between 0 and 100, such as 95,99"
-            )));
-        }
-        let mut options = AnalysisOptions {
-            alpha,
-            max_tps_loss: args.max_tps_loss.or(self.max_tps_loss),
-            max_error_rate: args
-                .max_error_rate
-                .map(|f| f * 100.0)
-                .or(self.max_error_rate),
-            percentiles,
-            ..self.clone()
-        };
-        if !args.max_latency_inflation.is_empty() {
-            options.max_latency_inflation.clear();
-            options.max_latency_inflation_all = None;
-            for entry in &args.max_latency_inflation {
-                options.add_latency_tolerance(entry)?;
-            }
-        }
-        Ok(options)
-    }
-
-    fn add_latency_tolerance(&mut self, entry: &str) -> anyhow::Result<()> {
+    /// Adds one `--max-latency-inflation` entry: `10%` for every latency metric, or
+    /// `p99=15%` for one.
+    pub(crate) fn add_latency_tolerance(&mut self, entry: &str) -> anyhow::Result<()> {
         let bad = |why: &str| {
             UsageError::err(format!(
                 "--max-latency-inflation `{entry}`: {why}; write 10% or p99=15%,mean=5%"

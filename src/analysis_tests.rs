@@ -97,24 +97,3 @@ fn not_significant_is_never_go() {
             > 3
     );
 }
-
-#[test]
-fn latency_tolerances_per_metric() {
-    let args = crate::cli::AnalysisArgs {
-        alpha: None,
-        max_tps_loss: None,
-        max_latency_inflation: vec!["10%".into(), "p99=15%".into(), "mean=5".into()],
-        max_error_rate: None,
-        percentiles: Some(vec![95.0, 99.0, 99.9]),
-    };
-    let opts = AnalysisOptions::from_args(&args).unwrap();
-    assert_eq!(opts.max_latency_inflation_all, Some(0.10));
-    assert_eq!(opts.max_latency_inflation["latency_p99_ms"], 0.15);
-    assert_eq!(opts.max_latency_inflation["latency_mean_ms"], 0.05);
-    assert_eq!(opts.run_metrics(false)[5], "latency_p99.9_ms");
-    let bad = crate::cli::AnalysisArgs {
-        max_latency_inflation: vec!["p200=5%".into()],
-        ..args
-    };
-    assert!(AnalysisOptions::from_args(&bad).is_err());
-}

@@ -1,6 +1,6 @@
 //! Raw command-line flags, exactly as the user typed them. Nothing here is validated
-//! beyond its type: `plan.rs` turns these flags and the two profiles into a resolved
-//! [`crate::plan::Plan`], so the rules live in one place and tests can build plans
+//! beyond its type: `plan/args.rs` turns these flags and the two profiles into a resolved
+//! plan, so the rules live in one place and tests can build plans
 //! without a command line.
 
 use std::path::PathBuf;
@@ -8,10 +8,13 @@ use std::time::Duration;
 
 use crate::percent;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use serde::{Deserialize, Serialize};
 
-use crate::runner::errors::IgnoreErrors;
+use crate::db::errors::IgnoreErrors;
+use crate::schedule::{LevelOrder, RoundOrder};
+use crate::server::OnServerLoss;
+use crate::thread_policy::ClientSched;
 use crate::workload::random::RandType;
+use crate::workload::{PrepareMode, PsMode, WorkloadName};
 
 const EXAMPLE: &str = "\
 Example: does the server_audit plugin cost more than 5 % of TPS?
@@ -465,16 +468,6 @@ pub struct WorkloadArgs {
     pub rand_zipfian_exp: f64,
 }
 
-/// Whether statements are prepared on the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PsMode {
-    /// Server-side prepared statements.
-    Auto,
-    /// Plain text queries.
-    Disable,
-}
-
 /// The schedule of rounds.
 #[derive(Debug, Clone, Args)]
 pub struct ScheduleArgs {
@@ -505,125 +498,6 @@ pub struct ScheduleArgs {
     /// Seed for data, random order and workload randomness (default: random, recorded).
     #[arg(long, help_heading = "Schedule")]
     pub seed: Option<u64>,
-}
-
-/// The sysbench workloads abtest can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[value(rename_all = "snake_case")]
-pub enum WorkloadName {
-    /// BEGIN, 10 point selects, 4 range selects, 2 updates, delete+insert, COMMIT.
-    OltpReadWrite,
-    /// BEGIN, 10 point selects, 4 range selects, COMMIT.
-    OltpReadOnly,
-    /// BEGIN, 2 updates, delete+insert, COMMIT.
-    OltpWriteOnly,
-    /// One primary-key SELECT per event, no transaction.
-    OltpPointSelect,
-    /// One UPDATE of the indexed column k per event.
-    OltpUpdateIndex,
-    /// One UPDATE of the non-indexed column c per event.
-    OltpUpdateNonIndex,
-    /// One DELETE by primary key per event.
-    OltpDelete,
-    /// One INSERT per event.
-    OltpInsert,
-    /// One SELECT with 10 random points in an IN() list on k.
-    SelectRandomPoints,
-    /// One SELECT COUNT(k) over 10 random BETWEEN ranges on k.
-    SelectRandomRanges,
-    /// Multi-row INSERTs of (id, k) into one table per thread; one row per event.
-    BulkInsert,
-    /// The transactions of a `--workload-file`.
-    #[value(skip)]
-    Custom,
-}
-
-impl WorkloadName {
-    /// The sysbench script name of this workload.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WorkloadName::OltpReadWrite => "oltp_read_write",
-            WorkloadName::OltpReadOnly => "oltp_read_only",
-            WorkloadName::OltpWriteOnly => "oltp_write_only",
-            WorkloadName::OltpPointSelect => "oltp_point_select",
-            WorkloadName::OltpUpdateIndex => "oltp_update_index",
-            WorkloadName::OltpUpdateNonIndex => "oltp_update_non_index",
-            WorkloadName::OltpDelete => "oltp_delete",
-            WorkloadName::OltpInsert => "oltp_insert",
-            WorkloadName::SelectRandomPoints => "select_random_points",
-            WorkloadName::SelectRandomRanges => "select_random_ranges",
-            WorkloadName::BulkInsert => "bulk_insert",
-            WorkloadName::Custom => "custom",
-        }
-    }
-
-    /// Whether the workload modifies rows (matters for data safety checks).
-    pub fn writes(self) -> bool {
-        !matches!(
-            self,
-            WorkloadName::OltpReadOnly
-                | WorkloadName::OltpPointSelect
-                | WorkloadName::SelectRandomPoints
-                | WorkloadName::SelectRandomRanges
-        )
-    }
-}
-
-/// How the sbtest tables are made ready before the first round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PrepareMode {
-    /// Reuse tables whose shape and row count match; create them otherwise.
-    Auto,
-    /// Drop abtest's own tables and create them again.
-    Always,
-    /// Use the tables as they are; fail when they are missing.
-    Never,
-}
-
-/// The order in which the two sides take turns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RoundOrder {
-    /// A B B A A B B A ...: cancels linear drift.
-    Abba,
-    /// A B A B ...
-    Abab,
-    /// Each pair in a seeded random order (randomised interleaving).
-    Random,
-}
-
-/// What happens when a managed server dies during a round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OnServerLoss {
-    /// Mark the round failed and stop (exit 1).
-    Fail,
-    /// Restart the managed server and run the lost round again.
-    Retry,
-}
-
-/// The Linux scheduling policy of the client threads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ClientSched {
-    /// SCHED_BATCH: a waking client thread does not preempt a running server thread.
-    Batch,
-    /// SCHED_OTHER, the default of every process, and what sysbench runs with.
-    Normal,
-}
-
-/// The order in which the thread levels of a sweep run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LevelOrder {
-    /// Lowest first.
-    Asc,
-    /// Highest first.
-    Desc,
-    /// Seeded random order.
-    Random,
 }
 
 /// Parses a duration such as `30s`, `2m` or `1h 30m`.

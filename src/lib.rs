@@ -12,6 +12,7 @@ pub mod commands;
 pub mod cpu;
 pub mod db;
 pub mod exit;
+pub mod histogram;
 pub mod host;
 mod percent;
 pub mod plan;
@@ -20,13 +21,18 @@ pub mod report;
 pub mod results;
 pub mod roundcsv;
 pub mod runner;
+pub mod schedule;
 pub mod secret;
 pub mod serde_secs;
 pub mod server;
 pub mod stats;
 pub mod sysbench;
 pub mod target;
+pub mod thread_policy;
 pub mod workload;
+
+#[cfg(test)]
+mod architecture_tests;
 
 use std::ffi::OsString;
 

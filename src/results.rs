@@ -157,7 +157,7 @@ impl RoundRecord {
             .strip_suffix("_ms")?
             .parse()
             .ok()?;
-        let histogram = crate::runner::round::decode_histogram(&self.histogram)?;
+        let histogram = crate::histogram::decode(&self.histogram)?;
         Some(histogram.value_at_percentile(percentile) as f64 / 1000.0)
     }
 }

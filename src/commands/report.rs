@@ -11,8 +11,8 @@ use crate::results::{self, ResultsFile};
 pub fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
     let mut results = results::load(&args.file).map_err(|e| UsageError::err(format!("{e:#}")))?;
     let options = match &results.analysis {
-        Some(saved) => saved.overridden_by(&args.analysis)?,
-        None => AnalysisOptions::from_args(&args.analysis)?,
+        Some(saved) => crate::plan::args::analysis_options(&args.analysis, saved)?,
+        None => crate::plan::args::analysis_options(&args.analysis, &AnalysisOptions::default())?,
     };
     results.analyze(&options);
     let text = render(&ReportView::of_results(&results), args.format)?;

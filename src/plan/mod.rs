@@ -10,17 +10,20 @@ use serde::Serialize;
 
 use crate::analysis::AnalysisOptions;
 use crate::cli::RunArgs;
-pub use crate::cli::{ClientSched, OnServerLoss};
+use crate::db::errors::IgnoreErrors;
+use crate::db::{ClientSpec, Endpoint};
 use crate::exit::UsageError;
-use crate::profile::{Hooks, Side, TlsMode};
-use crate::runner::errors::IgnoreErrors;
-use crate::runner::schedule::Schedule;
+use crate::profile::{Hooks, Side};
+use crate::schedule::Schedule;
 use crate::secret::Secret;
+use crate::server::OnServerLoss;
+use crate::thread_policy::ClientSched;
 use crate::workload::WorkloadSpec;
 
+pub mod args;
 mod side;
 
-pub use side::{find_program, find_server_binary, resolve_side};
+pub use side::resolve_side;
 
 /// Everything needed to run an experiment, resolved and validated.
 #[derive(Debug, Clone, Serialize)]
@@ -131,44 +134,6 @@ pub enum TargetSpec {
     },
 }
 
-/// A network address or a Unix socket.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Endpoint {
-    /// TCP host and port.
-    Tcp {
-        /// Host name or address.
-        host: String,
-        /// Port.
-        port: u16,
-    },
-    /// Unix socket path.
-    Socket {
-        /// Socket path.
-        path: PathBuf,
-    },
-}
-
-impl std::fmt::Display for Endpoint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Endpoint::Tcp { host, port } => write!(f, "{host}:{port}"),
-            Endpoint::Socket { path } => write!(f, "{}", path.display()),
-        }
-    }
-}
-
-/// Client-side settings applied to every connection of a side.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct ClientSpec {
-    /// TLS mode.
-    pub tls: TlsMode,
-    /// CA certificate for verification.
-    pub tls_ca: Option<PathBuf>,
-    /// `SET SESSION` assignments, values already rendered as SQL literals.
-    pub session: BTreeMap<String, String>,
-}
-
 /// Said when both sides are configured identically.
 pub const AA_NOTICE: &str = "baseline and variant are configured identically: this is an A/A \
      run, which measures the noise; any change it reports is chance";
@@ -177,9 +142,9 @@ impl Plan {
     /// Resolves the command line and both profiles into a plan, or a usage error.
     pub fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
         let seed = cli.schedule.seed.unwrap_or_else(crate::secret::random_u64);
-        let schedule = resolve_schedule(cli, seed)?;
-        let workload = WorkloadSpec::resolve(&cli.workload)?;
-        let analysis = AnalysisOptions::from_args(&cli.analysis)?;
+        let schedule = args::schedule(&cli.schedule, &cli.workload.threads, seed)?;
+        let workload = args::workload_spec(&cli.workload)?;
+        let analysis = args::analysis_options(&cli.analysis, &AnalysisOptions::default())?;
         let mut warnings = Vec::new();
         let baseline = resolve_side(
             required(&cli.baseline, "--baseline")?,
@@ -196,7 +161,7 @@ impl Plan {
             workload,
             schedule,
             allow_foreign_tables: cli.workload.allow_foreign_tables,
-            client: resolve_client_options(cli)?,
+            client: args::client_options(&cli.client)?,
             analysis,
             seed,
             outputs: Outputs {
@@ -300,58 +265,4 @@ fn describe_target(side: &SidePlan) -> String {
             ..
         } => format!("external {user}@{endpoint}/{database} (client TLS {tls})"),
     }
-}
-
-fn resolve_client_options(cli: &RunArgs) -> anyhow::Result<ClientOptions> {
-    let args = &cli.client;
-    if let Some(rate) = args.rate
-        && !(rate > 0.0 && rate.is_finite())
-    {
-        return Err(UsageError::err(format!(
-            "--rate {rate} must be a number of events per second above zero"
-        )));
-    }
-    if args.report_interval.is_some_and(|d| d.is_zero()) {
-        return Err(UsageError::err(
-            "--report-interval must be longer than zero, such as 1s",
-        ));
-    }
-    Ok(ClientOptions {
-        rate: args.rate,
-        ignore_errors: args.ignore_errors.clone(),
-        query_timeout: Some(args.query_timeout).filter(|d| !d.is_zero()),
-        on_server_loss: args.on_server_loss,
-        report_interval: args.report_interval,
-        client_sched: args.client_sched,
-    })
-}
-
-fn resolve_schedule(cli: &RunArgs, seed: u64) -> anyhow::Result<Schedule> {
-    let args = &cli.schedule;
-    if args.rounds < 2 {
-        return Err(UsageError::err(format!(
-            "--rounds {} is too few: a variance needs at least 2 rounds per side; use 5 or more",
-            args.rounds
-        )));
-    }
-    if args.round_time.is_zero() {
-        return Err(UsageError::err(
-            "--round-time must be longer than zero; use e.g. 30s",
-        ));
-    }
-    let levels = &cli.workload.threads;
-    if levels.is_empty() || levels.contains(&0) {
-        return Err(UsageError::err(format!(
-            "--threads {levels:?} must be one or more numbers above zero, such as 8 or 16,32,64"
-        )));
-    }
-    Ok(Schedule {
-        levels: Schedule::order_levels(levels, args.level_order, seed),
-        rounds: args.rounds,
-        round_time: args.round_time,
-        warmup: args.warmup,
-        pause: args.pause,
-        order: args.order,
-        level_order: args.level_order,
-    })
 }

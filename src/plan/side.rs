@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{ClientSpec, Endpoint, SidePlan, TargetSpec};
+use super::{SidePlan, TargetSpec};
+use crate::db::{ClientSpec, Endpoint};
 use crate::profile::{self, LoadedProfile, Side, TlsMode};
 use crate::secret::Secret;
 
@@ -116,7 +117,7 @@ fn reject_external_keys(
 
 fn resolve_binary(loaded: &LoadedProfile, binary: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(path) = binary {
-        if is_executable(path) {
+        if crate::server::binary::is_executable(path) {
             return Ok(path.to_path_buf());
         }
         return Err(loaded.error_at_key(
@@ -129,7 +130,7 @@ fn resolve_binary(loaded: &LoadedProfile, binary: Option<&Path>) -> anyhow::Resu
             ),
         ));
     }
-    find_server_binary().ok_or_else(|| {
+    crate::server::binary::find_server_binary().ok_or_else(|| {
         loaded.error_at_key(
             "server",
             "",
@@ -137,29 +138,6 @@ fn resolve_binary(loaded: &LoadedProfile, binary: Option<&Path>) -> anyhow::Resu
              (apt-get install mariadb-server) or set `binary` in [server]",
         )
     })
-}
-
-/// Finds `mariadbd` (or `mysqld`) on PATH or in /usr/sbin.
-pub fn find_server_binary() -> Option<PathBuf> {
-    find_program(&["mariadbd", "mysqld"])
-}
-
-/// Finds the first of `names` on PATH, /usr/sbin or /usr/bin.
-pub fn find_program(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
-    dirs.extend([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")]);
-    names
-        .iter()
-        .flat_map(|name| dirs.iter().map(move |dir| dir.join(name)))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
 }
 
 fn resolve_server_options(

@@ -6,9 +6,9 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::format::{confidence, metric_label};
+use crate::histogram;
 use crate::profile::Side;
 use crate::results::{ResultsFile, RoundRecord, RoundStatus};
-use crate::runner::round::decode_histogram;
 use crate::stats::compare::{Comparison, Family};
 
 const BASELINE: RGBColor = RGBColor(31, 119, 180);
@@ -213,7 +213,7 @@ fn percentile_curve(
         .into_iter()
         .filter(|r| r.side == side)
     {
-        if let Some(h) = decode_histogram(&round.histogram) {
+        if let Some(h) = histogram::decode(&round.histogram) {
             match merged.as_mut() {
                 Some(m) => {
                     let _ = m.add(&h);

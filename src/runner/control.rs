@@ -10,7 +10,7 @@ use std::time::Duration;
 use crossbeam_utils::CachePadded;
 use hdrhistogram::Histogram;
 
-use super::latency;
+use crate::histogram;
 
 /// Workers are connecting; nothing runs yet.
 pub const CONNECTING: u8 = 0;
@@ -43,7 +43,7 @@ pub struct LiveCounters {
 impl LiveCounters {
     fn new(with_interval: bool) -> LiveCounters {
         LiveCounters {
-            interval: with_interval.then(|| Mutex::new(latency::histogram(2))),
+            interval: with_interval.then(|| Mutex::new(histogram::worker(2))),
             ..LiveCounters::default()
         }
     }

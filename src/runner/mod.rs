@@ -3,14 +3,10 @@
 
 pub mod arrivals;
 pub mod control;
-pub mod errors;
 pub mod experiment;
 pub mod hooks;
 pub mod interrupt;
-pub mod latency;
 pub mod progress;
 pub mod round;
 pub mod rounds;
-pub mod sched;
-pub mod schedule;
 pub mod worker;

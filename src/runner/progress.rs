@@ -5,10 +5,8 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use hdrhistogram::Histogram;
-
 use super::control::RoundControl;
-use super::latency;
+use crate::histogram;
 
 /// Prints one line per interval from the workers' live counters.
 #[derive(Debug)]
@@ -94,21 +92,12 @@ fn totals(control: &RoundControl) -> [u64; 6] {
 
 /// The 95th percentile of the interval's latencies in ms; resets the interval histograms.
 fn interval_p95(control: &RoundControl) -> f64 {
-    let mut merged: Histogram<u64> = match Histogram::new_with_bounds(1, latency::MAX_LATENCY_US, 2)
-    {
-        Ok(h) => h,
-        Err(_) => return 0.0,
-    };
+    let mut merged = histogram::merged(2);
     for live in &control.live {
         if let Some(interval) = &live.interval {
-            let mut histogram = interval.lock().unwrap_or_else(|e| e.into_inner());
-            for value in histogram.iter_recorded() {
-                merged.saturating_record_n(
-                    value.value_iterated_to(),
-                    u64::from(value.count_at_value()),
-                );
-            }
-            histogram.reset();
+            let mut worker = interval.lock().unwrap_or_else(|e| e.into_inner());
+            histogram::merge_into(&mut merged, &worker);
+            worker.reset();
         }
     }
     if merged.is_empty() {

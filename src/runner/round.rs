@@ -10,22 +10,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use base64::Engine;
 use hdrhistogram::Histogram;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 
 use super::arrivals::Arrivals;
 use super::control::{MEASURE, RoundControl, STOP, WARMUP};
-use super::latency;
 use super::progress::{IntervalReporter, Progress};
-use super::sched;
 use super::worker::{self, WorkerSetup, WorkerStats};
 use crate::cpu;
 use crate::db::ConnectSpec;
+use crate::histogram;
 use crate::plan::ClientOptions;
 use crate::results::{LatencyMs, OpenLoop, RoundRecord, RoundStatus};
-use crate::runner::schedule::Slot;
+use crate::schedule::Slot;
 use crate::server::probe::ServerProbe;
+use crate::thread_policy;
 use crate::workload::WorkloadSpec;
 use crate::workload::oltp::{QueryCounts, SessionContext};
 use crate::workload::random::UniqueSequence;
@@ -98,7 +96,7 @@ pub fn run_round(
                 .stack_size(WORKER_STACK)
                 .spawn_scoped(scope, move || {
                     // Best effort: a kernel that refuses only loses the optimisation.
-                    let _ = sched::apply_to_current_thread(policy);
+                    let _ = thread_policy::apply_to_current_thread(policy);
                     worker::run(setup, control)
                 });
             match spawned {
@@ -235,17 +233,13 @@ fn build_record(
     timing: &Timing,
     interrupt: &AtomicBool,
 ) -> RoundRecord {
-    let mut histogram: Histogram<u64> =
-        Histogram::new_with_bounds(1, latency::MAX_LATENCY_US, 3).expect("valid histogram bounds");
+    let mut histogram = histogram::merged(3);
     let mut queries = QueryCounts::default();
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let (mut events, mut reconnects, mut saturated, mut late) = (0, 0, 0, 0);
     let mut max_lag = Duration::ZERO;
     for worker in stats {
-        for value in worker.histogram.iter_recorded() {
-            histogram
-                .saturating_record_n(value.value_iterated_to(), u64::from(value.count_at_value()));
-        }
+        histogram::merge_into(&mut histogram, &worker.histogram);
         queries.add(&worker.queries);
         for (code, count) in &worker.errors {
             *errors.entry(code.to_string()).or_default() += count;
@@ -291,7 +285,7 @@ fn build_record(
             max_lag_ms: max_lag.as_secs_f64() * 1000.0,
             max_queue_depth: (max_lag.as_secs_f64() * rate).round() as u64,
         }),
-        histogram: encode_histogram(&histogram),
+        histogram: histogram::encode(&histogram),
         client_cpu_us_per_tx: cpu::us_per_transaction(timing.client_cpu, events),
         server: None,
     }
@@ -335,23 +329,4 @@ fn latency_summary(histogram: &Histogram<u64>) -> LatencyMs {
         p99: ms(histogram.value_at_quantile(0.99)),
         max: ms(histogram.max()),
     }
-}
-
-/// Serialises a histogram as HdrHistogram V2 deflate, base64.
-pub fn encode_histogram(histogram: &Histogram<u64>) -> String {
-    let mut bytes = Vec::new();
-    match V2DeflateSerializer::new().serialize(histogram, &mut bytes) {
-        Ok(_) => base64::engine::general_purpose::STANDARD.encode(bytes),
-        Err(_) => String::new(),
-    }
-}
-
-/// Reads a histogram written by [`encode_histogram`].
-pub fn decode_histogram(encoded: &str) -> Option<Histogram<u64>> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(encoded)
-        .ok()?;
-    hdrhistogram::serialization::Deserializer::new()
-        .deserialize(&mut bytes.as_slice())
-        .ok()
 }

@@ -6,11 +6,12 @@ use anyhow::Context;
 
 use super::progress::Progress;
 use super::round::{RoundSpec, run_round};
-use super::schedule::Slot;
 use super::{hooks, interrupt};
 use crate::exit::Interrupted;
-use crate::plan::{OnServerLoss, Plan};
+use crate::plan::Plan;
 use crate::results::{ResultsFile, RoundRecord, RoundStatus};
+use crate::schedule::Slot;
+use crate::server::OnServerLoss;
 use crate::server::probe::ServerProbe;
 use crate::target::Target;
 use crate::workload::random::UniqueSequence;

@@ -12,9 +12,9 @@ use mysql::prelude::Queryable;
 
 use super::arrivals::Arrivals;
 use super::control::{LiveCounters, RoundControl};
-use super::errors::{IgnoreErrors, Recovery, recovery};
-use super::latency;
+use crate::db::errors::{IgnoreErrors, Recovery, recovery};
 use crate::db::{ConnectSpec, error_code};
+use crate::histogram;
 use crate::workload::WorkloadSpec;
 use crate::workload::oltp::{OltpSession, QueryCounts, SessionContext};
 
@@ -50,7 +50,7 @@ pub struct WorkerStats {
 impl WorkerStats {
     fn new() -> WorkerStats {
         WorkerStats {
-            histogram: latency::histogram(3),
+            histogram: histogram::worker(3),
             events: 0,
             queries: QueryCounts::default(),
             errors: BTreeMap::new(),
@@ -71,7 +71,7 @@ impl WorkerStats {
     }
 
     fn record_latency(&mut self, micros: u64) {
-        if !latency::record(&mut self.histogram, micros) {
+        if !histogram::record(&mut self.histogram, micros) {
             self.saturated += 1;
         }
     }
@@ -258,6 +258,6 @@ fn publish(live: &LiveCounters, counts: &QueryCounts, elapsed: Duration) {
     LiveCounters::bump(&live.other, counts.other);
     if let Some(interval) = &live.interval {
         let mut histogram = interval.lock().unwrap_or_else(|e| e.into_inner());
-        latency::record(&mut histogram, elapsed.as_micros() as u64);
+        histogram::record(&mut histogram, elapsed.as_micros() as u64);
     }
 }

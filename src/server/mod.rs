@@ -1,8 +1,22 @@
 //! Servers on both sides: managed throwaway MariaDB instances, their TLS material, and
 //! the facts read from any server so a report can prove what actually differed.
 
+pub mod binary;
 pub mod facts;
 pub mod options;
 pub mod probe;
 pub mod sandbox;
 pub mod tls;
+
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+
+/// What happens when a managed server dies during a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnServerLoss {
+    /// Mark the round failed and stop (exit 1).
+    Fail,
+    /// Restart the managed server and run the lost round again.
+    Retry,
+}

@@ -26,7 +26,7 @@ use anyhow::{Context, bail};
 use mysql::prelude::Queryable;
 
 use crate::db::ConnectSpec;
-use crate::plan::{ClientSpec, Endpoint};
+use crate::db::{ClientSpec, Endpoint};
 use crate::profile::{Side, TlsMode};
 use crate::secret::Secret;
 use crate::server::tls::{self, TlsFiles};
@@ -479,7 +479,7 @@ pub(crate) fn child_environment() -> Vec<(&'static str, std::ffi::OsString)> {
 /// socket only (`unix_socket`): no account with an empty password, none over TCP, no
 /// anonymous user, no test database.
 fn install_datadir(dir: &Path, server_binary: &Path, admin_user: &str) -> anyhow::Result<()> {
-    let install = crate::plan::find_program(&["mariadb-install-db", "mysql_install_db"])
+    let install = super::binary::find_program(&["mariadb-install-db", "mysql_install_db"])
         .context("mariadb-install-db not found; install mariadb-server")?;
     // A private TMPDIR: parallel bootstraps sharing /tmp collide on temporary table names.
     let tmp = dir.join("tmp");

@@ -11,10 +11,95 @@ pub mod statement;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{PrepareMode, PsMode, WorkloadArgs, WorkloadName};
 use crate::exit::UsageError;
 use crate::workload::custom::CustomWorkload;
 use crate::workload::random::RandSpec;
+use clap::ValueEnum;
+
+/// The sysbench workloads abtest can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
+pub enum WorkloadName {
+    /// BEGIN, 10 point selects, 4 range selects, 2 updates, delete+insert, COMMIT.
+    OltpReadWrite,
+    /// BEGIN, 10 point selects, 4 range selects, COMMIT.
+    OltpReadOnly,
+    /// BEGIN, 2 updates, delete+insert, COMMIT.
+    OltpWriteOnly,
+    /// One primary-key SELECT per event, no transaction.
+    OltpPointSelect,
+    /// One UPDATE of the indexed column k per event.
+    OltpUpdateIndex,
+    /// One UPDATE of the non-indexed column c per event.
+    OltpUpdateNonIndex,
+    /// One DELETE by primary key per event.
+    OltpDelete,
+    /// One INSERT per event.
+    OltpInsert,
+    /// One SELECT with 10 random points in an IN() list on k.
+    SelectRandomPoints,
+    /// One SELECT COUNT(k) over 10 random BETWEEN ranges on k.
+    SelectRandomRanges,
+    /// Multi-row INSERTs of (id, k) into one table per thread; one row per event.
+    BulkInsert,
+    /// The transactions of a `--workload-file`.
+    #[value(skip)]
+    Custom,
+}
+
+impl WorkloadName {
+    /// The sysbench script name of this workload.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkloadName::OltpReadWrite => "oltp_read_write",
+            WorkloadName::OltpReadOnly => "oltp_read_only",
+            WorkloadName::OltpWriteOnly => "oltp_write_only",
+            WorkloadName::OltpPointSelect => "oltp_point_select",
+            WorkloadName::OltpUpdateIndex => "oltp_update_index",
+            WorkloadName::OltpUpdateNonIndex => "oltp_update_non_index",
+            WorkloadName::OltpDelete => "oltp_delete",
+            WorkloadName::OltpInsert => "oltp_insert",
+            WorkloadName::SelectRandomPoints => "select_random_points",
+            WorkloadName::SelectRandomRanges => "select_random_ranges",
+            WorkloadName::BulkInsert => "bulk_insert",
+            WorkloadName::Custom => "custom",
+        }
+    }
+
+    /// Whether the workload modifies rows (matters for data safety checks).
+    pub fn writes(self) -> bool {
+        !matches!(
+            self,
+            WorkloadName::OltpReadOnly
+                | WorkloadName::OltpPointSelect
+                | WorkloadName::SelectRandomPoints
+                | WorkloadName::SelectRandomRanges
+        )
+    }
+}
+
+/// How the sbtest tables are made ready before the first round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrepareMode {
+    /// Reuse tables whose shape and row count match; create them otherwise.
+    Auto,
+    /// Drop abtest's own tables and create them again.
+    Always,
+    /// Use the tables as they are; fail when they are missing.
+    Never,
+}
+
+/// Whether statements are prepared on the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PsMode {
+    /// Server-side prepared statements.
+    Auto,
+    /// Plain text queries.
+    Disable,
+}
 
 /// The fully resolved workload, identical for both sides.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,58 +158,46 @@ pub struct WorkloadSpec {
 }
 
 impl WorkloadSpec {
-    /// Resolves the workload flags and reads the workload file, if any.
-    pub fn resolve(args: &WorkloadArgs) -> anyhow::Result<Self> {
-        let mut spec = Self::from_args(args);
-        if let Some(path) = &args.workload_file {
-            spec.custom = Some(CustomWorkload::load(path)?);
-            spec.name = WorkloadName::Custom;
-        }
-        spec.validate()?;
-        Ok(spec)
-    }
-
-    /// Resolves the workload flags, applying per-script overrides as sysbench does.
-    pub fn from_args(args: &WorkloadArgs) -> Self {
-        let point_selects = match args.workload {
-            // oltp_point_select.lua forces one query per event.
-            WorkloadName::OltpPointSelect => 1,
-            _ => args.point_selects,
-        };
+    /// The workload `name` with sysbench 1.0.20's defaults for every setting, as its
+    /// script runs it without options (abtest's one departure: uniform ids).
+    pub fn sysbench(name: WorkloadName) -> WorkloadSpec {
         WorkloadSpec {
-            name: args.workload,
-            tables: args.tables,
-            table_size: args.table_size,
-            prepare: args.prepare,
-            range_size: args.range_size,
-            point_selects,
-            simple_ranges: args.simple_ranges,
-            sum_ranges: args.sum_ranges,
-            order_ranges: args.order_ranges,
-            distinct_ranges: args.distinct_ranges,
-            index_updates: args.index_updates,
-            non_index_updates: args.non_index_updates,
-            delete_inserts: args.delete_inserts,
-            range_selects: args.range_selects,
-            skip_trx: args.skip_trx,
-            auto_inc: args.auto_inc,
-            secondary: args.secondary,
-            create_secondary: args.create_secondary,
-            storage_engine: args.mysql_storage_engine.clone(),
-            random_points: args.random_points,
-            number_of_ranges: args.number_of_ranges,
-            delta: args.delta,
-            ps_mode: args.ps_mode,
-            rand: RandSpec {
-                kind: args.rand_type,
-                spec_iter: args.rand_spec_iter,
-                spec_pct: args.rand_spec_pct,
-                spec_res: args.rand_spec_res,
-                pareto_h: args.rand_pareto_h,
-                zipfian_exp: args.rand_zipfian_exp,
-            },
+            name,
+            tables: 1,
+            table_size: 10_000,
+            prepare: PrepareMode::Auto,
+            range_size: 100,
+            point_selects: 10,
+            simple_ranges: 1,
+            sum_ranges: 1,
+            order_ranges: 1,
+            distinct_ranges: 1,
+            index_updates: 1,
+            non_index_updates: 1,
+            delete_inserts: 1,
+            range_selects: true,
+            skip_trx: false,
+            auto_inc: true,
+            secondary: false,
+            create_secondary: true,
+            storage_engine: "innodb".into(),
+            random_points: 10,
+            number_of_ranges: 10,
+            delta: 5,
+            ps_mode: PsMode::Auto,
+            rand: RandSpec::default(),
             custom: None,
         }
+        .with_script_overrides()
+    }
+
+    /// The settings a script forces whatever the options say, as sysbench's scripts do:
+    /// oltp_point_select.lua runs one point select per event.
+    pub(crate) fn with_script_overrides(mut self) -> WorkloadSpec {
+        if self.name == WorkloadName::OltpPointSelect {
+            self.point_selects = 1;
+        }
+        self
     }
 
     /// Checks the settings that sysbench itself would reject.

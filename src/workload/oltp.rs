@@ -11,11 +11,11 @@ use std::sync::Arc;
 use mysql::prelude::Queryable;
 use mysql::{Conn, Value};
 
-use crate::cli::{PsMode, WorkloadName};
 use crate::workload::WorkloadSpec;
 use crate::workload::custom::CustomSession;
 use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, UniqueSequence, WorkloadRng};
 use crate::workload::statement::Stmt;
+use crate::workload::{PsMode, WorkloadName};
 
 /// sysbench's bulk insert buffer size.
 const BULK_PACKET_SIZE: usize = 512 * 1024;
@@ -429,21 +429,10 @@ fn bulk_append(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{Cli, Command};
-    use clap::Parser;
 
     fn spec(name: &str) -> WorkloadSpec {
-        let cli = Cli::parse_from([
-            "abtest",
-            "--baseline",
-            "a",
-            "--variant",
-            "b",
-            "--workload",
-            name,
-        ]);
-        assert!(cli.command.is_none() || matches!(cli.command, Some(Command::Analyze(_))));
-        WorkloadSpec::from_args(&cli.run.workload)
+        let name = <WorkloadName as clap::ValueEnum>::from_str(name, false).unwrap();
+        WorkloadSpec::sysbench(name)
     }
 
     fn mix(spec: &WorkloadSpec) -> (u32, u32) {

@@ -9,10 +9,10 @@ use std::fmt::Write as _;
 use anyhow::{Context, bail};
 use mysql::prelude::Queryable;
 
-use crate::cli::{PrepareMode, WorkloadName};
 use crate::db::ConnectSpec;
 use crate::workload::WorkloadSpec;
 use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, WorkloadRng};
+use crate::workload::{PrepareMode, WorkloadName};
 
 /// The table comment that marks a table as created by abtest.
 pub const OWNER_MARK: &str = "created by abtest";

@@ -93,7 +93,7 @@ fn managed_ab_run_records_every_round_and_leaves_nothing() {
     }
     let differences = difference_names(&results);
     assert!(differences.contains(&"thread_handling"), "{differences:?}");
-    assert!(stdout.contains("latency_p95_ms"), "{stdout}");
+    assert!(stdout.contains("latency p95 (ms)"), "{stdout}");
 }
 
 #[test]

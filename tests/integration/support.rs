@@ -224,7 +224,7 @@ pub fn start_server_named(
     tls_names: &[&str],
 ) -> TestServer {
     use abtest::server::sandbox::{ManagedServer, ServerLaunch};
-    let binary = abtest::plan::find_server_binary().expect("mariadbd installed");
+    let binary = abtest::server::binary::find_server_binary().expect("mariadbd installed");
     let launch = ServerLaunch {
         side: abtest::profile::Side::Baseline,
         binary: &binary,

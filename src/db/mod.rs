@@ -2,14 +2,55 @@
 //! mysql crate's `prefer_socket` would otherwise silently move a loopback TCP connection
 //! to the Unix socket, and a TLS comparison would measure nothing.
 
+pub mod errors;
+
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use mysql::{Conn, Opts, OptsBuilder, SslOpts};
+use serde::Serialize;
 
-use crate::plan::{ClientSpec, Endpoint};
 use crate::profile::TlsMode;
 use crate::secret::Secret;
+
+/// A network address or a Unix socket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Endpoint {
+    /// TCP host and port.
+    Tcp {
+        /// Host name or address.
+        host: String,
+        /// Port.
+        port: u16,
+    },
+    /// Unix socket path.
+    Socket {
+        /// Socket path.
+        path: PathBuf,
+    },
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Tcp { host, port } => write!(f, "{host}:{port}"),
+            Endpoint::Socket { path } => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// Client-side settings applied to every connection of a side.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ClientSpec {
+    /// TLS mode.
+    pub tls: TlsMode,
+    /// CA certificate for verification.
+    pub tls_ca: Option<PathBuf>,
+    /// `SET SESSION` assignments, values already rendered as SQL literals.
+    pub session: BTreeMap<String, String>,
+}
 
 /// Everything needed to open a connection to one side.
 #[derive(Debug, Clone)]

@@ -7,7 +7,18 @@
 //! keeps the CPU it needs, and the client spends less of it on context switches.
 //! SCHED_BATCH needs no privilege; `--client-sched normal` keeps sysbench's behaviour.
 
-use crate::plan::ClientSched;
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+
+/// The Linux scheduling policy of the client threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientSched {
+    /// SCHED_BATCH: a waking client thread does not preempt a running server thread.
+    Batch,
+    /// SCHED_OTHER, the default of every process, and what sysbench runs with.
+    Normal,
+}
 
 /// Applies `policy` to the calling thread. Linux schedules threads one by one, so each
 /// worker calls this for itself.

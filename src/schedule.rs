@@ -9,8 +9,33 @@ use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{LevelOrder, RoundOrder};
+use clap::ValueEnum;
+
 use crate::profile::Side;
+
+/// The order in which the two sides take turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundOrder {
+    /// A B B A A B B A ...: cancels linear drift.
+    Abba,
+    /// A B A B ...
+    Abab,
+    /// Each pair in a seeded random order (randomised interleaving).
+    Random,
+}
+
+/// The order in which the thread levels of a sweep run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LevelOrder {
+    /// Lowest first.
+    Asc,
+    /// Highest first.
+    Desc,
+    /// Seeded random order.
+    Random,
+}
 
 /// The schedule of an experiment: thread levels x rounds, and the timing of a round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,257 @@
+//! From command-line flags to the plan's types: the one place that reads `cli`. The
+//! flags are what the user typed; everything here checks them and builds the typed
+//! settings the engine runs on, so no module below the plan ever sees a flag (the
+//! split of ripgrep's low-level and high-level arguments).
+
+use std::collections::BTreeMap;
+
+use crate::analysis::AnalysisOptions;
+use crate::cli::{AnalysisArgs, ClientArgs, ScheduleArgs, WorkloadArgs};
+use crate::exit::UsageError;
+use crate::schedule::Schedule;
+use crate::workload::custom::CustomWorkload;
+use crate::workload::random::RandSpec;
+use crate::workload::{WorkloadName, WorkloadSpec};
+
+use super::ClientOptions;
+
+/// The workload of the flags, with the workload file read and the settings sysbench
+/// itself would reject refused.
+pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec> {
+    let mut spec = WorkloadSpec {
+        name: args.workload,
+        tables: args.tables,
+        table_size: args.table_size,
+        prepare: args.prepare,
+        range_size: args.range_size,
+        point_selects: args.point_selects,
+        simple_ranges: args.simple_ranges,
+        sum_ranges: args.sum_ranges,
+        order_ranges: args.order_ranges,
+        distinct_ranges: args.distinct_ranges,
+        index_updates: args.index_updates,
+        non_index_updates: args.non_index_updates,
+        delete_inserts: args.delete_inserts,
+        range_selects: args.range_selects,
+        skip_trx: args.skip_trx,
+        auto_inc: args.auto_inc,
+        secondary: args.secondary,
+        create_secondary: args.create_secondary,
+        storage_engine: args.mysql_storage_engine.clone(),
+        random_points: args.random_points,
+        number_of_ranges: args.number_of_ranges,
+        delta: args.delta,
+        ps_mode: args.ps_mode,
+        rand: RandSpec {
+            kind: args.rand_type,
+            spec_iter: args.rand_spec_iter,
+            spec_pct: args.rand_spec_pct,
+            spec_res: args.rand_spec_res,
+            pareto_h: args.rand_pareto_h,
+            zipfian_exp: args.rand_zipfian_exp,
+        },
+        custom: None,
+    }
+    .with_script_overrides();
+    if let Some(path) = &args.workload_file {
+        spec.custom = Some(CustomWorkload::load(path)?);
+        spec.name = WorkloadName::Custom;
+    }
+    spec.validate()?;
+    Ok(spec)
+}
+
+/// `base` with every analysis flag that `args` gives in place of the setting it names:
+/// defaults for a run (`AnalysisOptions::default()`), a saved run's settings for
+/// `report`. `--max-latency-inflation` replaces all latency tolerances.
+pub(crate) fn analysis_options(
+    args: &AnalysisArgs,
+    base: &AnalysisOptions,
+) -> anyhow::Result<AnalysisOptions> {
+    let alpha = args.alpha.unwrap_or(base.alpha);
+    if !(alpha > 0.0 && alpha < 0.5) {
+        return Err(UsageError::err(format!(
+            "--alpha {alpha} is out of range; use a value between 0 and 0.5, such as 0.05"
+        )));
+    }
+    let percentiles = args.percentiles.clone().unwrap_or(base.percentiles.clone());
+    if let Some(bad) = percentiles.iter().find(|p| !(**p > 0.0 && **p < 100.0)) {
+        return Err(UsageError::err(format!(
+            "--percentiles {bad} must lie between 0 and 100, such as 95,99"
+        )));
+    }
+    let mut options = AnalysisOptions {
+        alpha,
+        max_tps_loss: args.max_tps_loss.or(base.max_tps_loss),
+        max_error_rate: args
+            .max_error_rate
+            .map(|f| f * 100.0)
+            .or(base.max_error_rate),
+        percentiles,
+        ..base.clone()
+    };
+    if !args.max_latency_inflation.is_empty() {
+        options.max_latency_inflation = BTreeMap::new();
+        options.max_latency_inflation_all = None;
+        for entry in &args.max_latency_inflation {
+            options.add_latency_tolerance(entry)?;
+        }
+    }
+    Ok(options)
+}
+
+/// The client options, checked.
+pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions> {
+    if let Some(rate) = args.rate
+        && !(rate > 0.0 && rate.is_finite())
+    {
+        return Err(UsageError::err(format!(
+            "--rate {rate} must be a number of events per second above zero"
+        )));
+    }
+    if args.report_interval.is_some_and(|d| d.is_zero()) {
+        return Err(UsageError::err(
+            "--report-interval must be longer than zero, such as 1s",
+        ));
+    }
+    Ok(ClientOptions {
+        rate: args.rate,
+        ignore_errors: args.ignore_errors.clone(),
+        query_timeout: Some(args.query_timeout).filter(|d| !d.is_zero()),
+        on_server_loss: args.on_server_loss,
+        report_interval: args.report_interval,
+        client_sched: args.client_sched,
+    })
+}
+
+/// The schedule of the rounds at the thread `levels`, checked; `seed` orders them.
+pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow::Result<Schedule> {
+    if args.rounds < 2 {
+        return Err(UsageError::err(format!(
+            "--rounds {} is too few: a variance needs at least 2 rounds per side; use 5 or more",
+            args.rounds
+        )));
+    }
+    if args.round_time.is_zero() {
+        return Err(UsageError::err(
+            "--round-time must be longer than zero; use e.g. 30s",
+        ));
+    }
+    if levels.is_empty() || levels.contains(&0) {
+        return Err(UsageError::err(format!(
+            "--threads {levels:?} must be one or more numbers above zero, such as 8 or 16,32,64"
+        )));
+    }
+    Ok(Schedule {
+        levels: Schedule::order_levels(levels, args.level_order, seed),
+        rounds: args.rounds,
+        round_time: args.round_time,
+        warmup: args.warmup,
+        pause: args.pause,
+        order: args.order,
+        level_order: args.level_order,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::Cli;
+
+    /// The run flags of `abtest --baseline a --variant b` and `extra`.
+    fn flags(extra: &[&str]) -> crate::cli::RunArgs {
+        let mut words = vec!["abtest", "--baseline", "a", "--variant", "b"];
+        words.extend(extra);
+        Cli::parse_from(words).run
+    }
+
+    #[test]
+    fn the_flags_defaults_are_sysbench_s() {
+        for name in ["oltp_read_write", "oltp_point_select", "bulk_insert"] {
+            let spec = workload_spec(&flags(&["--workload", name]).workload).unwrap();
+            assert_eq!(spec, WorkloadSpec::sysbench(spec.name), "{name}");
+        }
+        assert_eq!(
+            workload_spec(
+                &flags(&["--workload", "oltp_point_select", "--point-selects", "5"]).workload
+            )
+            .unwrap()
+            .point_selects,
+            1,
+            "oltp_point_select forces one point select, as its script does"
+        );
+    }
+
+    #[test]
+    fn a_saved_run_keeps_its_settings_unless_a_flag_replaces_them() {
+        let saved = analysis_options(
+            &flags(&[
+                "--max-tps-loss",
+                "5%",
+                "--alpha",
+                "0.01",
+                "--max-latency-inflation",
+                "p99=20%",
+            ])
+            .analysis,
+            &AnalysisOptions::default(),
+        )
+        .unwrap();
+        let kept = analysis_options(&flags(&[]).analysis, &saved).unwrap();
+        assert_eq!(kept, saved);
+        let rejudged =
+            analysis_options(&flags(&["--max-tps-loss", "10"]).analysis, &saved).unwrap();
+        assert_eq!(rejudged.max_tps_loss, Some(0.10));
+        assert_eq!(rejudged.alpha, 0.01);
+        assert_eq!(rejudged.max_latency_inflation["latency_p99_ms"], 0.20);
+        let relatency =
+            analysis_options(&flags(&["--max-latency-inflation", "5%"]).analysis, &saved).unwrap();
+        assert!(relatency.max_latency_inflation.is_empty());
+        assert_eq!(relatency.max_latency_inflation_all, Some(0.05));
+    }
+
+    #[test]
+    fn a_schedule_needs_two_rounds_and_real_levels() {
+        let args = flags(&["--rounds", "1"]);
+        assert!(schedule(&args.schedule, &[8], 1).is_err());
+        let args = flags(&[]);
+        assert!(schedule(&args.schedule, &[0], 1).is_err());
+        let levels = schedule(&args.schedule, &[32, 8], 1).unwrap().levels;
+        assert_eq!(levels, [8, 32], "ascending by default");
+    }
+
+    #[test]
+    fn client_options_refuse_a_rate_of_zero() {
+        assert!(client_options(&flags(&["--rate", "0"]).client).is_err());
+        assert!(client_options(&flags(&["--report-interval", "0s"]).client).is_err());
+        assert_eq!(
+            client_options(&flags(&["--query-timeout", "0s"]).client)
+                .unwrap()
+                .query_timeout,
+            None
+        );
+    }
+
+    #[test]
+    fn latency_tolerances_per_metric() {
+        let args = crate::cli::AnalysisArgs {
+            alpha: None,
+            max_tps_loss: None,
+            max_latency_inflation: vec!["10%".into(), "p99=15%".into(), "mean=5".into()],
+            max_error_rate: None,
+            percentiles: Some(vec![95.0, 99.0, 99.9]),
+        };
+        let opts = analysis_options(&args, &AnalysisOptions::default()).unwrap();
+        assert_eq!(opts.max_latency_inflation_all, Some(0.10));
+        assert_eq!(opts.max_latency_inflation["latency_p99_ms"], 0.15);
+        assert_eq!(opts.max_latency_inflation["latency_mean_ms"], 0.05);
+        assert_eq!(opts.run_metrics(false)[5], "latency_p99.9_ms");
+        let bad = crate::cli::AnalysisArgs {
+            max_latency_inflation: vec!["p200=5%".into()],
+            ..args
+        };
+        assert!(analysis_options(&bad, &AnalysisOptions::default()).is_err());
+    }
+}
