@@ -18,19 +18,19 @@ use crate::stats::verdict::{self, Direction, Verdict};
 
 /// How to analyse, resolved from the flags.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AnalysisOptions {
+pub(crate) struct AnalysisOptions {
     /// Significance level.
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     /// Largest acceptable TPS loss (fraction).
-    pub max_tps_loss: Option<f64>,
+    pub(crate) max_tps_loss: Option<f64>,
     /// Largest acceptable inflation (fraction) per latency metric name.
-    pub max_latency_inflation: BTreeMap<String, f64>,
+    pub(crate) max_latency_inflation: BTreeMap<String, f64>,
     /// Inflation applied to every compared latency metric without its own.
-    pub max_latency_inflation_all: Option<f64>,
+    pub(crate) max_latency_inflation_all: Option<f64>,
     /// Largest acceptable error rate of the variant (in %).
-    pub max_error_rate: Option<f64>,
+    pub(crate) max_error_rate: Option<f64>,
     /// Latency percentiles compared besides the mean.
-    pub percentiles: Vec<f64>,
+    pub(crate) percentiles: Vec<f64>,
 }
 
 impl Default for AnalysisOptions {
@@ -49,16 +49,16 @@ impl Default for AnalysisOptions {
 
 /// The outcome of an analysis.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Analysis {
+pub(crate) struct Analysis {
     /// One per thread level and metric.
-    pub comparisons: Vec<Comparison>,
+    pub(crate) comparisons: Vec<Comparison>,
     /// Overall verdict, when tolerances were given.
-    pub verdict: Option<Verdict>,
+    pub(crate) verdict: Option<Verdict>,
     /// The tolerances that could not be checked, each with the reason; any of them
     /// makes the verdict INCONCLUSIVE (unless another is NO-GO).
-    pub unchecked: Vec<String>,
+    pub(crate) unchecked: Vec<String>,
     /// Warnings about the data.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl AnalysisOptions {
@@ -86,7 +86,7 @@ impl AnalysisOptions {
     }
 
     /// The settings as read, for `--dry-run`: α, every tolerance and the percentiles.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let pct = |fraction: f64| format!("{} %", trim_float(100.0 * fraction));
         let mut parts = vec![format!("alpha {}", trim_float(self.alpha))];
         match self.max_tps_loss {
@@ -111,21 +111,13 @@ impl AnalysisOptions {
     }
 
     /// The metrics compared for a run's rounds, in report order.
-    pub fn run_metrics(&self, with_errors: bool) -> Vec<String> {
+    pub(crate) fn run_metrics(&self, with_errors: bool) -> Vec<String> {
         let mut metrics: Vec<String> = ["tps", "qps", "latency_mean_ms"].map(String::from).to_vec();
         metrics.extend(self.percentiles.iter().map(|p| percentile_metric(*p)));
         if with_errors {
             metrics.push("error_rate".into());
         }
         metrics
-    }
-
-    /// Whether any tolerance was given.
-    pub fn has_tolerances(&self) -> bool {
-        self.max_tps_loss.is_some()
-            || self.max_error_rate.is_some()
-            || self.max_latency_inflation_all.is_some()
-            || !self.max_latency_inflation.is_empty()
     }
 
     /// The direction and tolerance (fraction) of a ratio-judged metric, if it has one.
@@ -146,7 +138,7 @@ impl AnalysisOptions {
 }
 
 /// `latency_p95_ms` for 95, `latency_p99.9_ms` for 99.9.
-pub fn percentile_metric(percentile: f64) -> String {
+pub(crate) fn percentile_metric(percentile: f64) -> String {
     format!("latency_p{}_ms", percentile_label(percentile))
 }
 
@@ -173,7 +165,7 @@ fn latency_metric_name(name: &str) -> Option<String> {
 }
 
 /// Analyses `samples`: comparisons, verdicts, power and warnings.
-pub fn analyze(samples: &[Sample], options: &AnalysisOptions) -> Analysis {
+pub(crate) fn analyze(samples: &[Sample], options: &AnalysisOptions) -> Analysis {
     let mut comparisons = compare(samples, options.alpha);
     for comparison in &mut comparisons {
         judge(comparison, samples, options);

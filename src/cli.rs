@@ -44,19 +44,19 @@ Exit codes: 0 completed or GO, 1 runtime failure, 2 usage or configuration error
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// A subcommand; without one, abtest runs an experiment.
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
 
     /// The experiment to run.
     #[command(flatten)]
-    pub run: RunArgs,
+    pub(crate) run: RunArgs,
 }
 
 /// Subcommands beside running an experiment.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Re-analyse a saved run (results JSON) or a CSV of per-round values, without a database.
     Analyze(AnalyzeArgs),
     /// How many rounds per side are needed to detect an effect, before running anything.
@@ -73,66 +73,66 @@ pub enum Command {
 
 /// `abtest cleanup --profile X.toml`.
 #[derive(Debug, Clone, Args)]
-pub struct CleanupArgs {
+pub(crate) struct CleanupArgs {
     /// Profile of the external server.
     #[arg(long, value_name = "FILE")]
-    pub profile: PathBuf,
+    pub(crate) profile: PathBuf,
 
     /// Also drop the tables named in this workload file's `tables`.
     #[arg(long, value_name = "FILE")]
-    pub workload_file: Option<PathBuf>,
+    pub(crate) workload_file: Option<PathBuf>,
 }
 
 /// `abtest import-sysbench-log --baseline A.log --variant B.log`.
 #[derive(Debug, Clone, Args)]
-pub struct ImportLogArgs {
+pub(crate) struct ImportLogArgs {
     /// Logs of the baseline configuration; every run in them is one round.
     #[arg(long, num_args = 1.., required = true)]
-    pub baseline: Vec<PathBuf>,
+    pub(crate) baseline: Vec<PathBuf>,
 
     /// Logs of the variant configuration.
     #[arg(long, num_args = 1.., required = true)]
-    pub variant: Vec<PathBuf>,
+    pub(crate) variant: Vec<PathBuf>,
 
     /// Client threads of runs whose log does not show them (no banner, no interval lines).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub threads: Option<u32>,
+    pub(crate) threads: Option<u32>,
 
     /// Write the CSV here instead of stdout.
     #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 }
 
 /// `abtest from-sysbench '<command line>'`.
 #[derive(Debug, Clone, Args)]
-pub struct FromSysbenchArgs {
+pub(crate) struct FromSysbenchArgs {
     /// The sysbench command line, quoted as one argument or as separate words.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
-    pub command_line: Vec<String>,
+    pub(crate) command_line: Vec<String>,
 }
 
 /// `abtest report RESULTS.json`.
 #[derive(Debug, Clone, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// An abtest results JSON.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
 
     /// Report format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
-    pub format: ReportFormat,
+    pub(crate) format: ReportFormat,
 
     /// Re-judge the saved run: each flag given replaces the saved setting it names.
     #[command(flatten)]
-    pub analysis: AnalysisArgs,
+    pub(crate) analysis: AnalysisArgs,
 
     /// Write to this file instead of stdout.
     #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 }
 
 /// Formats of `abtest report` and `abtest analyze`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
+pub(crate) enum ReportFormat {
     /// A terminal table.
     Table,
     /// The ticket attachment in Markdown.
@@ -150,7 +150,7 @@ pub enum ReportFormat {
 
 /// Flags of an experiment run.
 #[derive(Debug, Clone, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Profile of the baseline side (TOML): a managed [server] or an external [connection].
     #[arg(
         long,
@@ -158,7 +158,7 @@ pub struct RunArgs {
         required_unless_present = "resume",
         help_heading = "Sides"
     )]
-    pub baseline: Option<PathBuf>,
+    pub(crate) baseline: Option<PathBuf>,
 
     /// Profile of the variant side (TOML), the configuration whose cost is measured.
     #[arg(
@@ -167,93 +167,93 @@ pub struct RunArgs {
         required_unless_present = "resume",
         help_heading = "Sides"
     )]
-    pub variant: Option<PathBuf>,
+    pub(crate) variant: Option<PathBuf>,
 
     /// Continue an interrupted run from its results file: the same plan, the same servers,
     /// from the next round.
     #[arg(long, value_name = "RESULTS.json", conflicts_with_all = ["baseline", "variant"], help_heading = "Sides")]
-    pub resume: Option<PathBuf>,
+    pub(crate) resume: Option<PathBuf>,
 
     /// Workload settings, identical for both sides.
     #[command(flatten)]
-    pub workload: WorkloadArgs,
+    pub(crate) workload: WorkloadArgs,
 
     /// Schedule of the experiment.
     #[command(flatten)]
-    pub schedule: ScheduleArgs,
+    pub(crate) schedule: ScheduleArgs,
 
     /// Client behaviour.
     #[command(flatten)]
-    pub client: ClientArgs,
+    pub(crate) client: ClientArgs,
 
     /// Analysis settings.
     #[command(flatten)]
-    pub analysis: AnalysisArgs,
+    pub(crate) analysis: AnalysisArgs,
 
     /// Write the results as JSON, rewritten after every round.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub json: Option<PathBuf>,
+    pub(crate) json: Option<PathBuf>,
 
     /// Write a Markdown report for a change ticket.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub markdown: Option<PathBuf>,
+    pub(crate) markdown: Option<PathBuf>,
 
     /// Write a self-contained HTML report with SVG charts.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub html: Option<PathBuf>,
+    pub(crate) html: Option<PathBuf>,
 
     /// Write one CSV row per round, rewritten after every round.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub csv: Option<PathBuf>,
+    pub(crate) csv: Option<PathBuf>,
 
     /// Print the resolved plan and the estimated time, then exit without connecting.
     #[arg(long, help_heading = "Output")]
-    pub dry_run: bool,
+    pub(crate) dry_run: bool,
 }
 
 /// How the client drives the servers.
 #[derive(Debug, Clone, Args)]
-pub struct ClientArgs {
+pub(crate) struct ClientArgs {
     /// Open loop: a Poisson arrival rate in events per second across all threads
     /// (latency then counts from the intended start, queueing included).
     #[arg(long, value_name = "N", help_heading = "Client")]
-    pub rate: Option<f64>,
+    pub(crate) rate: Option<f64>,
 
     /// Error codes that are counted and retried instead of ending the round, or `all`.
     #[arg(long, value_name = "CODES", default_value = "1213,1205,1020", value_parser = IgnoreErrors::parse, help_heading = "Client")]
-    pub ignore_errors: IgnoreErrors,
+    pub(crate) ignore_errors: IgnoreErrors,
 
     /// Read/write timeout of every statement; a stalled server then gives counted errors
     /// instead of a hang. 0s turns it off.
     #[arg(long, value_name = "DUR", default_value = "60s", value_parser = parse_duration, help_heading = "Client")]
-    pub query_timeout: Duration,
+    pub(crate) query_timeout: Duration,
 
     /// When a managed server dies mid-round: fail (exit 1) or retry (restart it and run
     /// the lost round again, up to 3 times).
     #[arg(long, value_enum, default_value_t = OnServerLoss::Fail, help_heading = "Client")]
-    pub on_server_loss: OnServerLoss,
+    pub(crate) on_server_loss: OnServerLoss,
 
     /// Print a progress line on stderr every interval, as sysbench's --report-interval.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Client")]
-    pub report_interval: Option<Duration>,
+    pub(crate) report_interval: Option<Duration>,
 
     /// Scheduling policy of the client threads: batch (they never preempt the server on
     /// wake-up, so a co-located client stays out of its way) or normal (as sysbench).
     #[arg(long, value_enum, default_value_t = ClientSched::Batch, help_heading = "Client")]
-    pub client_sched: ClientSched,
+    pub(crate) client_sched: ClientSched,
 }
 
 /// How results are analysed; shared by a run and `abtest analyze`.
 #[derive(Debug, Clone, Args)]
-pub struct AnalysisArgs {
+pub(crate) struct AnalysisArgs {
     /// Significance level, 0.05 or 5%; intervals are 1 - alpha, verdicts use 1 - 2 alpha
     /// [default: 0.05, or the saved run's].
     #[arg(long, value_parser = alpha, help_heading = "Analysis")]
-    pub alpha: Option<f64>,
+    pub(crate) alpha: Option<f64>,
 
     /// Largest acceptable TPS loss, such as 5%; enables a GO / NO-GO / INCONCLUSIVE verdict.
     #[arg(long, value_name = "PCT", value_parser = tps_loss, help_heading = "Analysis")]
-    pub max_tps_loss: Option<f64>,
+    pub(crate) max_tps_loss: Option<f64>,
 
     /// Largest acceptable latency inflation: 10% for every compared latency metric, or per
     /// metric as p99=15%,mean=5% (mean, p50, p95, p99, ...).
@@ -263,75 +263,75 @@ pub struct AnalysisArgs {
         value_delimiter = ',',
         help_heading = "Analysis"
     )]
-    pub max_latency_inflation: Vec<String>,
+    pub(crate) max_latency_inflation: Vec<String>,
 
     /// Largest acceptable error rate of the variant, in % of attempted transactions.
     #[arg(long, value_name = "PCT", value_parser = error_rate, help_heading = "Analysis")]
-    pub max_error_rate: Option<f64>,
+    pub(crate) max_error_rate: Option<f64>,
 
     /// Latency percentiles to compare, besides the mean [default: 95,99, or the saved run's].
     #[arg(long, value_delimiter = ',', help_heading = "Analysis")]
-    pub percentiles: Option<Vec<f64>>,
+    pub(crate) percentiles: Option<Vec<f64>>,
 }
 
 /// `abtest analyze FILE`.
 #[derive(Debug, Clone, Args)]
-pub struct AnalyzeArgs {
+pub(crate) struct AnalyzeArgs {
     /// An abtest results JSON, or a CSV with the header side,threads,round,tps,...
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
 
     /// Analysis settings.
     #[command(flatten)]
-    pub analysis: AnalysisArgs,
+    pub(crate) analysis: AnalysisArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
-    pub format: ReportFormat,
+    pub(crate) format: ReportFormat,
 }
 
 /// `abtest plan-rounds`.
 #[derive(Debug, Clone, Args)]
-pub struct PlanRoundsArgs {
+pub(crate) struct PlanRoundsArgs {
     /// Coefficient of variation of per-round TPS, such as 3%.
     #[arg(long, value_parser = cv, required_unless_present = "pilot", conflicts_with = "pilot")]
-    pub cv: Option<f64>,
+    pub(crate) cv: Option<f64>,
 
     /// Take the CV from a pilot run: an abtest results JSON or a rounds CSV.
     #[arg(long, value_name = "FILE")]
-    pub pilot: Option<PathBuf>,
+    pub(crate) pilot: Option<PathBuf>,
 
     /// Distance to decide: between the true change and the tolerance for a verdict, or
     /// the change itself to find it significant, such as 2%.
     #[arg(long, value_parser = effect)]
-    pub effect: f64,
+    pub(crate) effect: f64,
 
     /// Measured time of one round, for the wall-clock estimate.
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
-    pub round_time: Duration,
+    pub(crate) round_time: Duration,
 
     /// Warm-up before each round, for the wall-clock estimate.
     #[arg(long, default_value = "5s", value_parser = parse_duration)]
-    pub warmup: Duration,
+    pub(crate) warmup: Duration,
 
     /// Number of thread levels, for the wall-clock estimate.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub levels: u32,
+    pub(crate) levels: u32,
 
     /// Significance level, 0.05 or 5%.
     #[arg(long, default_value = "0.05", value_parser = alpha)]
-    pub alpha: f64,
+    pub(crate) alpha: f64,
 
     /// Power, the chance of detecting the effect when it is there: 0.8 or 80%.
     #[arg(long, default_value = "80%", value_parser = power)]
-    pub power: f64,
+    pub(crate) power: f64,
 }
 
 /// The workload; sysbench 1.0 option names where sysbench has one.
 #[derive(Debug, Clone, Args)]
-pub struct WorkloadArgs {
+pub(crate) struct WorkloadArgs {
     /// sysbench workload to run.
     #[arg(long, value_enum, default_value_t = WorkloadName::OltpReadWrite, help_heading = "Workload")]
-    pub workload: WorkloadName,
+    pub(crate) workload: WorkloadName,
 
     /// A custom workload: weighted transactions of your own SQL (TOML), instead of --workload.
     #[arg(
@@ -340,15 +340,15 @@ pub struct WorkloadArgs {
         conflicts_with = "workload",
         help_heading = "Workload"
     )]
-    pub workload_file: Option<PathBuf>,
+    pub(crate) workload_file: Option<PathBuf>,
 
     /// Number of sbtest tables.
     #[arg(long, default_value_t = 1, help_heading = "Workload")]
-    pub tables: u32,
+    pub(crate) tables: u32,
 
     /// Rows per table.
     #[arg(long, default_value_t = 10_000, help_heading = "Workload")]
-    pub table_size: u32,
+    pub(crate) table_size: u32,
 
     /// Client threads (one connection each); a list such as 16,32,64 sweeps the levels.
     #[arg(
@@ -357,157 +357,157 @@ pub struct WorkloadArgs {
         default_value = "8",
         help_heading = "Workload"
     )]
-    pub threads: Vec<u32>,
+    pub(crate) threads: Vec<u32>,
 
     /// Run a write workload against an external database that also holds other tables.
     #[arg(long, help_heading = "Workload")]
-    pub allow_foreign_tables: bool,
+    pub(crate) allow_foreign_tables: bool,
 
     /// Create, reuse or keep the sbtest tables: auto reuses matching tables.
     #[arg(long, value_enum, default_value_t = PrepareMode::Auto, help_heading = "Workload")]
-    pub prepare: PrepareMode,
+    pub(crate) prepare: PrepareMode,
 
     /// Range size for range SELECT queries.
     #[arg(long, default_value_t = 100, help_heading = "Workload")]
-    pub range_size: u32,
+    pub(crate) range_size: u32,
 
     /// Point SELECT queries per transaction (oltp_point_select always uses 1).
     #[arg(long, default_value_t = 10, help_heading = "Workload")]
-    pub point_selects: u32,
+    pub(crate) point_selects: u32,
 
     /// Simple range SELECT queries per transaction.
     #[arg(long, default_value_t = 1, help_heading = "Workload")]
-    pub simple_ranges: u32,
+    pub(crate) simple_ranges: u32,
 
     /// SELECT SUM() queries per transaction.
     #[arg(long, default_value_t = 1, help_heading = "Workload")]
-    pub sum_ranges: u32,
+    pub(crate) sum_ranges: u32,
 
     /// SELECT ORDER BY queries per transaction.
     #[arg(long, default_value_t = 1, help_heading = "Workload")]
-    pub order_ranges: u32,
+    pub(crate) order_ranges: u32,
 
     /// SELECT DISTINCT queries per transaction.
     #[arg(long, default_value_t = 1, help_heading = "Workload")]
-    pub distinct_ranges: u32,
+    pub(crate) distinct_ranges: u32,
 
     /// UPDATE index queries per transaction.
     #[arg(long, default_value_t = 1, help_heading = "Workload")]
-    pub index_updates: u32,
+    pub(crate) index_updates: u32,
 
     /// UPDATE non-index queries per transaction.
     #[arg(long, default_value_t = 1, help_heading = "Workload")]
-    pub non_index_updates: u32,
+    pub(crate) non_index_updates: u32,
 
     /// DELETE/INSERT pairs per transaction.
     #[arg(long, default_value_t = 1, help_heading = "Workload")]
-    pub delete_inserts: u32,
+    pub(crate) delete_inserts: u32,
 
     /// Enable the range SELECT queries (on|off).
     #[arg(long, default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Workload")]
-    pub range_selects: bool,
+    pub(crate) range_selects: bool,
 
     /// Run every statement in autocommit mode, without BEGIN/COMMIT (on|off).
     #[arg(long, default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Workload")]
-    pub skip_trx: bool,
+    pub(crate) skip_trx: bool,
 
     /// AUTO_INCREMENT primary key (on) or client-generated ids (off).
     #[arg(long, default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Workload")]
-    pub auto_inc: bool,
+    pub(crate) auto_inc: bool,
 
     /// Use a secondary index (KEY xid) in place of the PRIMARY KEY (on|off).
     #[arg(long, default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Workload")]
-    pub secondary: bool,
+    pub(crate) secondary: bool,
 
     /// Create the secondary index k_N on column k (on|off).
     #[arg(long, default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Workload")]
-    pub create_secondary: bool,
+    pub(crate) create_secondary: bool,
 
     /// Storage engine of the sbtest tables.
     #[arg(long, default_value = "innodb", help_heading = "Workload")]
-    pub mysql_storage_engine: String,
+    pub(crate) mysql_storage_engine: String,
 
     /// Points in the IN() clause of select_random_points.
     #[arg(long, default_value_t = 10, help_heading = "Workload")]
-    pub random_points: u32,
+    pub(crate) random_points: u32,
 
     /// BETWEEN ranges per SELECT in select_random_ranges.
     #[arg(long, default_value_t = 10, help_heading = "Workload")]
-    pub number_of_ranges: u32,
+    pub(crate) number_of_ranges: u32,
 
     /// Size of the BETWEEN ranges in select_random_ranges.
     #[arg(long, default_value_t = 5, help_heading = "Workload")]
-    pub delta: u32,
+    pub(crate) delta: u32,
 
     /// Server-side prepared statements (auto) or text queries (disable), as sysbench's --db-ps-mode.
     #[arg(long, value_enum, default_value_t = PsMode::Auto, help_heading = "Workload")]
-    pub ps_mode: PsMode,
+    pub(crate) ps_mode: PsMode,
 
     /// Distribution of row ids; abtest defaults to uniform (sysbench 1.0: special).
     #[arg(long, value_enum, default_value_t = RandType::Uniform, help_heading = "Random numbers")]
-    pub rand_type: RandType,
+    pub(crate) rand_type: RandType,
 
     /// Iterations of the gaussian and special distributions.
     #[arg(long, default_value_t = 12, help_heading = "Random numbers")]
-    pub rand_spec_iter: u32,
+    pub(crate) rand_spec_iter: u32,
 
     /// Percentage of the range treated as special (special distribution).
     #[arg(long, default_value_t = 1, help_heading = "Random numbers")]
-    pub rand_spec_pct: u32,
+    pub(crate) rand_spec_pct: u32,
 
     /// Percentage of draws that hit the special values (special distribution).
     #[arg(long, default_value_t = 75, help_heading = "Random numbers")]
-    pub rand_spec_res: u32,
+    pub(crate) rand_spec_res: u32,
 
     /// Parameter h of the pareto distribution.
     #[arg(long, default_value_t = 0.2, help_heading = "Random numbers")]
-    pub rand_pareto_h: f64,
+    pub(crate) rand_pareto_h: f64,
 
     /// Exponent of the zipfian distribution.
     #[arg(long, default_value_t = 0.8, help_heading = "Random numbers")]
-    pub rand_zipfian_exp: f64,
+    pub(crate) rand_zipfian_exp: f64,
 }
 
 /// The schedule of rounds.
 #[derive(Debug, Clone, Args)]
-pub struct ScheduleArgs {
+pub(crate) struct ScheduleArgs {
     /// Measured rounds per side.
     #[arg(long, default_value_t = 10, help_heading = "Schedule")]
-    pub rounds: u32,
+    pub(crate) rounds: u32,
 
     /// Measured time of one round (30s, 2m, ...).
     #[arg(long, default_value = "30s", value_parser = parse_duration, help_heading = "Schedule")]
-    pub round_time: Duration,
+    pub(crate) round_time: Duration,
 
     /// Warm-up before each round, not counted.
     #[arg(long, default_value = "5s", value_parser = parse_duration, help_heading = "Schedule")]
-    pub warmup: Duration,
+    pub(crate) warmup: Duration,
 
     /// Idle pause between rounds.
     #[arg(long, default_value = "0s", value_parser = parse_duration, help_heading = "Schedule")]
-    pub pause: Duration,
+    pub(crate) pause: Duration,
 
     /// Order of the sides within the schedule.
     #[arg(long, value_enum, default_value_t = RoundOrder::Abba, help_heading = "Schedule")]
-    pub order: RoundOrder,
+    pub(crate) order: RoundOrder,
 
     /// Order of the thread levels of a sweep.
     #[arg(long, value_enum, default_value_t = LevelOrder::Asc, help_heading = "Schedule")]
-    pub level_order: LevelOrder,
+    pub(crate) level_order: LevelOrder,
 
     /// Seed for data, random order and workload randomness (default: random, recorded).
     #[arg(long, help_heading = "Schedule")]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
 }
 
 /// Parses a duration such as `30s`, `2m` or `1h 30m`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text.trim())
         .map_err(|e| format!("`{text}` is not a duration ({e}); write it as 30s, 2m or 1h"))
 }
 
 /// Parses sysbench-style booleans: on/off, true/false, yes/no, 1/0.
-pub fn parse_switch(text: &str) -> Result<bool, String> {
+pub(crate) fn parse_switch(text: &str) -> Result<bool, String> {
     match text.to_ascii_lowercase().as_str() {
         "on" | "true" | "yes" | "1" => Ok(true),
         "off" | "false" | "no" | "0" => Ok(false),

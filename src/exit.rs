@@ -4,26 +4,26 @@
 use thiserror::Error;
 
 /// Completed; GO, or no tolerance given.
-pub const SUCCESS: i32 = 0;
+pub(crate) const SUCCESS: i32 = 0;
 /// Runtime failure: a server error, a lost server, an I/O failure.
-pub const RUNTIME: i32 = 1;
+pub(crate) const RUNTIME: i32 = 1;
 /// Usage or configuration error; nothing was started.
-pub const USAGE: i32 = 2;
+pub(crate) const USAGE: i32 = 2;
 /// A tolerance was given and the change is worse than it (NO-GO).
-pub const NO_GO: i32 = 3;
+pub(crate) const NO_GO: i32 = 3;
 /// A tolerance was given and the data cannot decide (INCONCLUSIVE).
-pub const INCONCLUSIVE: i32 = 4;
+pub(crate) const INCONCLUSIVE: i32 = 4;
 /// Interrupted by Ctrl-C or SIGTERM; partial results were saved.
-pub const INTERRUPTED: i32 = 130;
+pub(crate) const INTERRUPTED: i32 = 130;
 
 /// A mistake in the command line or a profile: exit code 2, nothing was started.
 #[derive(Debug, Error)]
 #[error("{0}")]
-pub struct UsageError(pub String);
+pub(crate) struct UsageError(pub String);
 
 impl UsageError {
     /// Wraps a message into an `anyhow::Error` carrying the usage exit code.
-    pub fn err(message: impl Into<String>) -> anyhow::Error {
+    pub(crate) fn err(message: impl Into<String>) -> anyhow::Error {
         anyhow::Error::new(UsageError(message.into()))
     }
 }
@@ -31,10 +31,10 @@ impl UsageError {
 /// The run was stopped by a signal; what finished is saved.
 #[derive(Debug, Error)]
 #[error("interrupted; every finished round is saved")]
-pub struct Interrupted;
+pub(crate) struct Interrupted;
 
 /// Maps an error to its documented exit code by looking through its cause chain.
-pub fn code_for(error: &anyhow::Error) -> i32 {
+pub(crate) fn code_for(error: &anyhow::Error) -> i32 {
     if error.chain().any(|cause| cause.is::<Interrupted>()) {
         INTERRUPTED
     } else if error.chain().any(|cause| cause.is::<UsageError>()) {

@@ -9,16 +9,16 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 
 /// Highest latency a histogram holds, in µs (100 s); longer events are clamped to it.
-pub const MAX_LATENCY_US: u64 = 100_000_000;
+pub(crate) const MAX_LATENCY_US: u64 = 100_000_000;
 
 /// An empty histogram with `sigfig` significant digits.
-pub fn worker(sigfig: u8) -> Histogram<u32> {
+pub(crate) fn worker(sigfig: u8) -> Histogram<u32> {
     Histogram::new(sigfig).expect("valid histogram precision")
 }
 
 /// Records `micros`, clamped to 1..=MAX_LATENCY_US; false when it had to be clamped
 /// from above (or, impossibly, did not fit).
-pub fn record(histogram: &mut Histogram<u32>, micros: u64) -> bool {
+pub(crate) fn record(histogram: &mut Histogram<u32>, micros: u64) -> bool {
     // `record` grows the histogram to fit (`saturating_record` would clamp to its
     // current range instead); the clamp bounds that growth.
     let fits = histogram.record(micros.clamp(1, MAX_LATENCY_US)).is_ok();
@@ -26,19 +26,19 @@ pub fn record(histogram: &mut Histogram<u32>, micros: u64) -> bool {
 }
 
 /// An empty merge target for the whole latency range with `sigfig` significant digits.
-pub fn merged(sigfig: u8) -> Histogram<u64> {
+pub(crate) fn merged(sigfig: u8) -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_LATENCY_US, sigfig).expect("valid histogram bounds")
 }
 
 /// Adds every value of a worker's histogram to `merged`.
-pub fn merge_into(merged: &mut Histogram<u64>, worker: &Histogram<u32>) {
+pub(crate) fn merge_into(merged: &mut Histogram<u64>, worker: &Histogram<u32>) {
     for value in worker.iter_recorded() {
         merged.saturating_record_n(value.value_iterated_to(), u64::from(value.count_at_value()));
     }
 }
 
 /// Serialises a histogram as HdrHistogram V2 deflate, base64.
-pub fn encode(histogram: &Histogram<u64>) -> String {
+pub(crate) fn encode(histogram: &Histogram<u64>) -> String {
     let mut bytes = Vec::new();
     match V2DeflateSerializer::new().serialize(histogram, &mut bytes) {
         Ok(_) => base64::engine::general_purpose::STANDARD.encode(bytes),
@@ -47,7 +47,7 @@ pub fn encode(histogram: &Histogram<u64>) -> String {
 }
 
 /// Reads a histogram written by [`encode`].
-pub fn decode(encoded: &str) -> Option<Histogram<u64>> {
+pub(crate) fn decode(encoded: &str) -> Option<Histogram<u64>> {
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(encoded)
         .ok()?;

@@ -5,22 +5,22 @@ use serde::{Deserialize, Serialize};
 
 /// CPU, memory and kernel of the client machine.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct HostFacts {
+pub(crate) struct HostFacts {
     /// CPU model name.
-    pub cpu_model: String,
+    pub(crate) cpu_model: String,
     /// Logical cores.
-    pub cores: usize,
+    pub(crate) cores: usize,
     /// Total memory in MiB.
-    pub memory_mib: u64,
+    pub(crate) memory_mib: u64,
     /// Kernel release.
-    pub kernel: String,
+    pub(crate) kernel: String,
     /// abtest version.
-    pub abtest_version: String,
+    pub(crate) abtest_version: String,
 }
 
 impl HostFacts {
     /// Reads the facts from /proc.
-    pub fn read() -> HostFacts {
+    pub(crate) fn read() -> HostFacts {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let cpu_model = cpuinfo
             .lines()
@@ -49,7 +49,7 @@ impl HostFacts {
     }
 
     /// One-line description.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "{}, {} cores, {} MiB, Linux {}",
             self.cpu_model, self.cores, self.memory_mib, self.kernel

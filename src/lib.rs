@@ -6,28 +6,28 @@
 //! [`runner`] opens both [`target`]s, prepares the [`workload`] data and runs the rounds;
 //! [`stats`] turns per-round samples into comparisons; [`report`] renders them.
 
-pub mod analysis;
-pub mod cli;
-pub mod commands;
+mod analysis;
+mod cli;
+mod commands;
 pub mod cpu;
-pub mod db;
-pub mod exit;
-pub mod histogram;
-pub mod host;
+mod db;
+mod exit;
+mod histogram;
+mod host;
 mod percent;
-pub mod plan;
+mod plan;
 pub mod profile;
-pub mod report;
-pub mod results;
+mod report;
+mod results;
 pub mod roundcsv;
-pub mod runner;
-pub mod schedule;
-pub mod secret;
-pub mod serde_secs;
+mod runner;
+mod schedule;
+mod secret;
+mod serde_secs;
 pub mod server;
-pub mod stats;
-pub mod sysbench;
-pub mod target;
+mod stats;
+mod sysbench;
+mod target;
 pub mod thread_policy;
 pub mod workload;
 

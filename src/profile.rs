@@ -25,10 +25,10 @@ pub enum Side {
 
 impl Side {
     /// Both sides, baseline first.
-    pub const BOTH: [Side; 2] = [Side::Baseline, Side::Variant];
+    pub(crate) const BOTH: [Side; 2] = [Side::Baseline, Side::Variant];
 
     /// Lower-case name used in messages and files.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Side::Baseline => "baseline",
             Side::Variant => "variant",
@@ -36,7 +36,7 @@ impl Side {
     }
 
     /// The single-letter label used in schedules (A = baseline, B = variant).
-    pub fn letter(self) -> char {
+    pub(crate) fn letter(self) -> char {
         match self {
             Side::Baseline => 'A',
             Side::Variant => 'B',
@@ -53,66 +53,66 @@ impl fmt::Display for Side {
 /// The profile file as written by the user.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Profile {
+pub(crate) struct Profile {
     /// Label in reports; defaults to the file stem.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// A managed throwaway server that abtest starts and stops.
-    pub server: Option<ServerSection>,
+    pub(crate) server: Option<ServerSection>,
     /// An external server, or the client-side settings of a managed one.
-    pub connection: Option<ConnectionSection>,
+    pub(crate) connection: Option<ConnectionSection>,
     /// `SET SESSION` variables applied on every connection.
     #[serde(default)]
-    pub session: BTreeMap<String, toml::Value>,
+    pub(crate) session: BTreeMap<String, toml::Value>,
     /// SQL run on this side's server at fixed points of the experiment.
     #[serde(default)]
-    pub hooks: Hooks,
+    pub(crate) hooks: Hooks,
 }
 
 /// `[server]`: a managed MariaDB started from a fresh datadir.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ServerSection {
+pub(crate) struct ServerSection {
     /// The server binary; found on PATH or in /usr/sbin when absent.
-    pub binary: Option<PathBuf>,
+    pub(crate) binary: Option<PathBuf>,
     /// `[mysqld]` options passed as `--key=value`.
     #[serde(default)]
-    pub options: BTreeMap<String, toml::Value>,
+    pub(crate) options: BTreeMap<String, toml::Value>,
 }
 
 /// `[connection]`: where and how the client connects.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ConnectionSection {
+pub(crate) struct ConnectionSection {
     /// Host name or address of an external server.
-    pub host: Option<String>,
+    pub(crate) host: Option<String>,
     /// TCP port (default 3306).
-    pub port: Option<u16>,
+    pub(crate) port: Option<u16>,
     /// Unix socket path of an external server.
-    pub socket: Option<PathBuf>,
+    pub(crate) socket: Option<PathBuf>,
     /// User name (default `sbtest`).
-    pub user: Option<String>,
+    pub(crate) user: Option<String>,
     /// Literal password; allowed, with a warning.
-    pub password: Option<String>,
+    pub(crate) password: Option<String>,
     /// Name of the environment variable holding the password.
-    pub password_env: Option<String>,
+    pub(crate) password_env: Option<String>,
     /// File whose first line is the password.
-    pub password_file: Option<PathBuf>,
+    pub(crate) password_file: Option<PathBuf>,
     /// Ask for the password on the terminal.
     #[serde(default)]
-    pub password_prompt: bool,
+    pub(crate) password_prompt: bool,
     /// Database holding the sbtest tables (default `sbtest`).
-    pub database: Option<String>,
+    pub(crate) database: Option<String>,
     /// Client TLS mode.
     #[serde(default)]
-    pub tls: TlsMode,
+    pub(crate) tls: TlsMode,
     /// CA certificate for verify_ca / verify_identity.
-    pub tls_ca: Option<PathBuf>,
+    pub(crate) tls_ca: Option<PathBuf>,
 }
 
 /// Client TLS modes, with the semantics of the MySQL client's `--ssl-mode`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TlsMode {
+pub(crate) enum TlsMode {
     /// Plain connection.
     #[default]
     Disabled,
@@ -129,24 +129,24 @@ pub enum TlsMode {
 /// `[hooks]`: SQL statements run on this side's server.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Hooks {
+pub(crate) struct Hooks {
     /// Once, before this side's first round.
     #[serde(default, serialize_with = "crate::secret::serialize_redacted_sql")]
-    pub setup: Vec<String>,
+    pub(crate) setup: Vec<String>,
     /// Before every round of this side.
     #[serde(default, serialize_with = "crate::secret::serialize_redacted_sql")]
-    pub before_round: Vec<String>,
+    pub(crate) before_round: Vec<String>,
     /// After every round of this side.
     #[serde(default, serialize_with = "crate::secret::serialize_redacted_sql")]
-    pub after_round: Vec<String>,
+    pub(crate) after_round: Vec<String>,
     /// Once at the end; always runs, also on error and Ctrl-C.
     #[serde(default, serialize_with = "crate::secret::serialize_redacted_sql")]
-    pub teardown: Vec<String>,
+    pub(crate) teardown: Vec<String>,
 }
 
 impl Hooks {
     /// The statements that run before teardown: setup, before_round and after_round.
-    pub fn all_but_teardown(&self) -> Vec<String> {
+    pub(crate) fn all_but_teardown(&self) -> Vec<String> {
         [&self.setup, &self.before_round, &self.after_round]
             .into_iter()
             .flatten()
@@ -159,18 +159,18 @@ impl Hooks {
 #[derive(Debug, Clone)]
 pub struct LoadedProfile {
     /// The parsed profile.
-    pub profile: Profile,
+    pub(crate) profile: Profile,
     /// The file it was read from.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The side it is used for.
-    pub side: Side,
+    pub(crate) side: Side,
     /// The raw text, kept to locate keys in later validation errors.
-    pub source: String,
+    pub(crate) source: String,
 }
 
 impl LoadedProfile {
     /// The label of this side in reports.
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         self.profile.name.clone().unwrap_or_else(|| {
             self.path
                 .file_stem()
@@ -180,13 +180,13 @@ impl LoadedProfile {
     }
 
     /// Builds a usage error that names this file, the line of `key` and the side.
-    pub fn error_at_key(&self, section: &str, key: &str, message: &str) -> anyhow::Error {
+    pub(crate) fn error_at_key(&self, section: &str, key: &str, message: &str) -> anyhow::Error {
         let line = line_of_key(&self.source, section, key).unwrap_or(1);
         self.error_at_line(line, message)
     }
 
     /// Builds a usage error that names this file, a line and the side.
-    pub fn error_at_line(&self, line: usize, message: &str) -> anyhow::Error {
+    pub(crate) fn error_at_line(&self, line: usize, message: &str) -> anyhow::Error {
         UsageError::err(format!(
             "{} profile {}:{line}: {message}",
             self.side,
@@ -196,7 +196,7 @@ impl LoadedProfile {
 }
 
 /// Reads and parses a profile; any problem is a usage error naming file, line and side.
-pub fn load(path: &Path, side: Side) -> anyhow::Result<LoadedProfile> {
+pub(crate) fn load(path: &Path, side: Side) -> anyhow::Result<LoadedProfile> {
     let source = std::fs::read_to_string(path).map_err(|e| {
         UsageError::err(format!(
             "{side} profile {}: cannot read it ({e}); check the path given to --{side}",
@@ -272,7 +272,7 @@ fn friendlier(message: &str) -> String {
 }
 
 /// The 1-based line of a byte offset (clamped to the text).
-pub fn line_at(source: &str, offset: usize) -> usize {
+pub(crate) fn line_at(source: &str, offset: usize) -> usize {
     let end = offset.min(source.len());
     source.as_bytes()[..end]
         .iter()
@@ -297,7 +297,7 @@ fn suggestion(message: &str) -> Option<String> {
 
 /// Finds the 1-based line where `key` is set inside `[section]` (or at top level when
 /// `section` is empty).
-pub fn line_of_key(source: &str, section: &str, key: &str) -> Option<usize> {
+pub(crate) fn line_of_key(source: &str, section: &str, key: &str) -> Option<usize> {
     let mut current = String::new();
     for (index, raw) in source.lines().enumerate() {
         let line = raw.trim();

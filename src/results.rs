@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{self, AnalysisOptions};
 use crate::host::HostFacts;
+use crate::plan::Plan;
 use crate::profile::Side;
 use crate::server::facts::{ServerFacts, VariableDiff};
 use crate::server::probe::ServerRound;
@@ -19,21 +20,12 @@ use crate::stats::verdict::Verdict;
 use crate::workload::oltp::QueryCounts;
 
 /// Version of the results file layout; bumped on incompatible changes.
-pub const SCHEMA_VERSION: u32 = 1;
-
-/// Names of the per-round metrics that are compared, in report order.
-pub const METRICS: [&str; 5] = [
-    "tps",
-    "qps",
-    "latency_mean_ms",
-    "latency_p95_ms",
-    "latency_p99_ms",
-];
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 
 /// How a round ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RoundStatus {
+pub(crate) enum RoundStatus {
     /// Ran its full measured period.
     Completed,
     /// Stopped by Ctrl-C or SIGTERM; not analysed.
@@ -44,86 +36,86 @@ pub enum RoundStatus {
 
 /// Latency summary of a round, in milliseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct LatencyMs {
+pub(crate) struct LatencyMs {
     /// Mean.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Median.
-    pub p50: f64,
+    pub(crate) p50: f64,
     /// 95th percentile.
-    pub p95: f64,
+    pub(crate) p95: f64,
     /// 99th percentile.
-    pub p99: f64,
+    pub(crate) p99: f64,
     /// Maximum.
-    pub max: f64,
+    pub(crate) max: f64,
 }
 
 /// How an open-loop round kept up with its arrival rate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct OpenLoop {
+pub(crate) struct OpenLoop {
     /// Target events per second.
-    pub rate: f64,
+    pub(crate) rate: f64,
     /// Measured events that started more than 1 ms after their intended time.
-    pub late_events: u64,
+    pub(crate) late_events: u64,
     /// The largest delay between an event's intended and actual start.
-    pub max_lag_ms: f64,
+    pub(crate) max_lag_ms: f64,
     /// Events waiting at that moment (delay × rate).
-    pub max_queue_depth: u64,
+    pub(crate) max_queue_depth: u64,
 }
 
 /// One round, raw.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RoundRecord {
+pub(crate) struct RoundRecord {
     /// Side that ran.
-    pub side: Side,
+    pub(crate) side: Side,
     /// Thread level.
-    pub threads: u32,
+    pub(crate) threads: u32,
     /// Index among this side's rounds at this level.
-    pub index: u32,
+    pub(crate) index: u32,
     /// Position in the whole run.
-    pub position: u32,
+    pub(crate) position: u32,
     /// How it ended.
-    pub status: RoundStatus,
+    pub(crate) status: RoundStatus,
     /// Why it failed or was interrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// Start of the measured period, RFC 3339.
-    pub started_at: String,
+    pub(crate) started_at: String,
     /// Length of the measured period in seconds.
-    pub duration_s: f64,
+    pub(crate) duration_s: f64,
     /// Completed transactions (events).
-    pub transactions: u64,
+    pub(crate) transactions: u64,
     /// Statements by kind.
-    pub queries: QueryCounts,
+    pub(crate) queries: QueryCounts,
     /// Errors by MySQL error code.
-    pub errors: BTreeMap<String, u64>,
+    pub(crate) errors: BTreeMap<String, u64>,
     /// Reconnects after a lost connection.
-    pub reconnects: u64,
+    pub(crate) reconnects: u64,
     /// Transactions per second.
-    pub tps: f64,
+    pub(crate) tps: f64,
     /// Statements per second.
-    pub qps: f64,
+    pub(crate) qps: f64,
     /// Transaction latency.
-    pub latency_ms: LatencyMs,
+    pub(crate) latency_ms: LatencyMs,
     /// Events whose latency exceeded the histogram's range (recorded at its maximum).
-    pub latency_saturated: u64,
+    pub(crate) latency_saturated: u64,
     /// abtest's own CPU time (user + system, all threads) over the measured period, µs
     /// per transaction: the client's footprint on a shared host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client_cpu_us_per_tx: Option<f64>,
+    pub(crate) client_cpu_us_per_tx: Option<f64>,
     /// What the server did during the measured period.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<ServerRound>,
+    pub(crate) server: Option<ServerRound>,
     /// Open-loop figures, when `--rate` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_loop: Option<OpenLoop>,
+    pub(crate) open_loop: Option<OpenLoop>,
     /// The merged latency histogram (µs), HdrHistogram V2 deflate, base64.
-    pub histogram: String,
+    pub(crate) histogram: String,
 }
 
 impl RoundRecord {
     /// The value of a compared metric. Latency percentiles other than p50/p95/p99 are
     /// read from the round's histogram.
-    pub fn metric(&self, name: &str) -> Option<f64> {
+    pub(crate) fn metric(&self, name: &str) -> Option<f64> {
         match name {
             "tps" => Some(self.tps),
             "qps" => Some(self.qps),
@@ -141,7 +133,7 @@ impl RoundRecord {
     }
 
     /// Errors in % of attempted transactions (completed plus failed).
-    pub fn error_rate(&self) -> f64 {
+    pub(crate) fn error_rate(&self) -> f64 {
         let errors: u64 = self.errors.values().sum();
         let attempted = self.transactions + errors;
         if attempted == 0 {
@@ -165,7 +157,7 @@ impl RoundRecord {
 /// How far the run got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RunStatus {
+pub(crate) enum RunStatus {
     /// Still running.
     Running,
     /// All rounds ran.
@@ -178,54 +170,54 @@ pub enum RunStatus {
 
 /// What is known about one side.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct SideInfo {
+pub(crate) struct SideInfo {
     /// Label.
-    pub name: String,
+    pub(crate) name: String,
     /// Facts read from the server, once connected.
-    pub facts: Option<ServerFacts>,
+    pub(crate) facts: Option<ServerFacts>,
 }
 
 /// The whole results file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ResultsFile {
+pub(crate) struct ResultsFile {
     /// Layout version.
-    pub schema_version: u32,
+    pub(crate) schema_version: u32,
     /// abtest version that wrote it.
-    pub abtest_version: String,
+    pub(crate) abtest_version: String,
     /// How far the run got.
-    pub status: RunStatus,
-    /// The resolved plan.
-    pub plan: serde_json::Value,
+    pub(crate) status: RunStatus,
+    /// The resolved plan, secrets left out by type (a password is never serialised).
+    pub(crate) plan: Plan,
     /// The machine abtest ran on.
-    pub host: HostFacts,
+    pub(crate) host: HostFacts,
     /// Both sides' facts.
-    pub sides: BTreeMap<Side, SideInfo>,
+    pub(crate) sides: BTreeMap<Side, SideInfo>,
     /// Variables that differ between the sides.
-    pub differences: Vec<VariableDiff>,
+    pub(crate) differences: Vec<VariableDiff>,
     /// Every round, in run order.
-    pub rounds: Vec<RoundRecord>,
+    pub(crate) rounds: Vec<RoundRecord>,
     /// Comparisons of the completed rounds.
-    pub comparisons: Vec<Comparison>,
+    pub(crate) comparisons: Vec<Comparison>,
     /// How the comparisons were analysed.
-    pub analysis: Option<AnalysisOptions>,
+    pub(crate) analysis: Option<AnalysisOptions>,
     /// Overall verdict, when tolerances were given.
-    pub verdict: Option<Verdict>,
+    pub(crate) verdict: Option<Verdict>,
     /// Tolerances the latest analysis could not check, with the reasons.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unchecked_tolerances: Vec<String>,
+    pub(crate) unchecked_tolerances: Vec<String>,
     /// Warnings about the run (profiles, teardown).
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// Warnings about the data, from the latest analysis.
     #[serde(default)]
-    pub analysis_warnings: Vec<String>,
+    pub(crate) analysis_warnings: Vec<String>,
     /// Why the run stopped early, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 impl ResultsFile {
     /// Re-analyses the completed rounds with `options` and stores the outcome.
-    pub fn analyze(&mut self, options: &AnalysisOptions) {
+    pub(crate) fn analyze(&mut self, options: &AnalysisOptions) {
         let completed = || {
             self.rounds
                 .iter()
@@ -277,7 +269,7 @@ fn round_warnings(rounds: &[RoundRecord]) -> Vec<String> {
 }
 
 /// Samples of `metrics` from the completed rounds.
-pub fn samples(rounds: &[RoundRecord], metrics: &[String]) -> Vec<Sample> {
+pub(crate) fn samples(rounds: &[RoundRecord], metrics: &[String]) -> Vec<Sample> {
     let mut out = Vec::new();
     for round in rounds.iter().filter(|r| r.status == RoundStatus::Completed) {
         for metric in metrics {
@@ -297,7 +289,7 @@ pub fn samples(rounds: &[RoundRecord], metrics: &[String]) -> Vec<Sample> {
 
 /// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
 /// On failure the previous file is left intact.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     let dir = parent_dir(path);
     let mut temp = tempfile::NamedTempFile::new_in(&dir).with_context(|| {
         format!(
@@ -316,7 +308,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
 }
 
 /// Checks before a run that `path` can be written, so a typo does not cost a whole run.
-pub fn check_writable(path: &Path) -> anyhow::Result<()> {
+pub(crate) fn check_writable(path: &Path) -> anyhow::Result<()> {
     let dir = parent_dir(path);
     tempfile::NamedTempFile::new_in(&dir)
         .map(drop)
@@ -336,14 +328,14 @@ fn parent_dir(path: &Path) -> PathBuf {
 }
 
 /// Saves the results as pretty JSON.
-pub fn save(path: &Path, results: &ResultsFile) -> anyhow::Result<()> {
+pub(crate) fn save(path: &Path, results: &ResultsFile) -> anyhow::Result<()> {
     let mut json = serde_json::to_vec_pretty(results)?;
     json.push(b'\n');
     write_atomic(path, &json)
 }
 
 /// Reads a results file.
-pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
+pub(crate) fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     serde_json::from_str(&text)

@@ -10,7 +10,7 @@ use crate::report::csv::{KEY_COLUMNS, NOT_METRICS};
 use crate::stats::compare::Sample;
 
 /// Reads per-round samples. Errors name the file, the line and the fix.
-pub fn read(path: &Path) -> anyhow::Result<Vec<Sample>> {
+pub(crate) fn read(path: &Path) -> anyhow::Result<Vec<Sample>> {
     let file = std::fs::File::open(path)
         .map_err(|e| UsageError::err(format!("{}: cannot read it ({e})", path.display())))?;
     parse(std::io::BufReader::new(file), &path.display().to_string())

@@ -16,7 +16,7 @@ use crate::profile::Side;
 /// The order in which the two sides take turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RoundOrder {
+pub(crate) enum RoundOrder {
     /// A B B A A B B A ...: cancels linear drift.
     Abba,
     /// A B A B ...
@@ -25,10 +25,21 @@ pub enum RoundOrder {
     Random,
 }
 
+impl RoundOrder {
+    /// The name of the order as the flag spells it: `abba`, `abab`, `random`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            RoundOrder::Abba => "abba",
+            RoundOrder::Abab => "abab",
+            RoundOrder::Random => "random",
+        }
+    }
+}
+
 /// The order in which the thread levels of a sweep run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum LevelOrder {
+pub(crate) enum LevelOrder {
     /// Lowest first.
     Asc,
     /// Highest first.
@@ -37,44 +48,50 @@ pub enum LevelOrder {
     Random,
 }
 
+/// The level order of files older than the option.
+fn ascending() -> LevelOrder {
+    LevelOrder::Asc
+}
+
 /// The schedule of an experiment: thread levels x rounds, and the timing of a round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     /// Thread levels, in the order they run.
-    pub levels: Vec<u32>,
+    pub(crate) levels: Vec<u32>,
     /// Measured rounds per side and level.
-    pub rounds: u32,
+    pub(crate) rounds: u32,
     /// Measured period of a round.
     #[serde(with = "crate::serde_secs")]
-    pub round_time: Duration,
+    pub(crate) round_time: Duration,
     /// Warm-up before each measured period, not counted.
     #[serde(with = "crate::serde_secs")]
-    pub warmup: Duration,
+    pub(crate) warmup: Duration,
     /// Pause between rounds.
     #[serde(with = "crate::serde_secs")]
-    pub pause: Duration,
+    pub(crate) pause: Duration,
     /// How the sides alternate.
-    pub order: RoundOrder,
+    pub(crate) order: RoundOrder,
     /// How the thread levels were ordered (already applied to `levels`).
-    pub level_order: LevelOrder,
+    #[serde(default = "ascending")]
+    pub(crate) level_order: LevelOrder,
 }
 
 /// One round in the schedule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Slot {
+pub(crate) struct Slot {
     /// Thread level of this round.
-    pub threads: u32,
+    pub(crate) threads: u32,
     /// Side that runs.
-    pub side: Side,
+    pub(crate) side: Side,
     /// 0-based index of this round among the side's rounds at this level.
-    pub index: u32,
+    pub(crate) index: u32,
     /// 0-based position in the whole run.
-    pub position: u32,
+    pub(crate) position: u32,
 }
 
 impl Schedule {
     /// Puts `levels` in `order` (deduplicated); random uses `seed`.
-    pub fn order_levels(levels: &[u32], order: LevelOrder, seed: u64) -> Vec<u32> {
+    pub(crate) fn order_levels(levels: &[u32], order: LevelOrder, seed: u64) -> Vec<u32> {
         let mut sorted = levels.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
@@ -87,7 +104,7 @@ impl Schedule {
     }
 
     /// Every round in run order. The same seed always gives the same order.
-    pub fn slots(&self, seed: u64) -> Vec<Slot> {
+    pub(crate) fn slots(&self, seed: u64) -> Vec<Slot> {
         let mut rng = SmallRng::seed_from_u64(seed ^ 0x0bba_0bba);
         let mut slots = Vec::new();
         for &threads in &self.levels {
@@ -121,12 +138,12 @@ impl Schedule {
     }
 
     /// Total number of rounds, both sides and all levels.
-    pub fn total_rounds(&self) -> u32 {
+    pub(crate) fn total_rounds(&self) -> u32 {
         self.levels.len() as u32 * self.rounds * 2
     }
 
     /// Estimated wall time of all rounds, excluding server start and data preparation.
-    pub fn estimated_time(&self) -> Duration {
+    pub(crate) fn estimated_time(&self) -> Duration {
         (self.warmup + self.round_time + self.pause) * self.total_rounds()
     }
 }

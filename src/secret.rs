@@ -5,21 +5,21 @@ use std::fmt;
 
 /// A secret string, redacted everywhere except where [`Secret::expose`] is called.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+pub(crate) struct Secret(String);
 
 impl Secret {
     /// Wraps a secret value.
-    pub fn new(value: impl Into<String>) -> Self {
+    pub(crate) fn new(value: impl Into<String>) -> Self {
         Secret(value.into())
     }
 
     /// The secret itself; call only where it is handed to the client library.
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 
     /// A random password of 24 alphanumeric characters for managed servers.
-    pub fn random() -> Self {
+    pub(crate) fn random() -> Self {
         use rand::distr::{Alphanumeric, Distribution};
         use rand::{SeedableRng, rngs::StdRng};
         let mut seed = [0u8; 32];
@@ -138,7 +138,7 @@ pub(crate) fn serialize_redacted_sql<S: serde::Serializer>(
 }
 
 /// Fills `buffer` from the kernel's random source.
-pub fn fill_from_os(buffer: &mut [u8]) {
+pub(crate) fn fill_from_os(buffer: &mut [u8]) {
     use std::io::Read;
     let filled = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(buffer));
     if filled.is_err() {
@@ -154,7 +154,7 @@ pub fn fill_from_os(buffer: &mut [u8]) {
 }
 
 /// A random 64-bit value from the kernel, used as the default seed.
-pub fn random_u64() -> u64 {
+pub(crate) fn random_u64() -> u64 {
     let mut bytes = [0u8; 8];
     fill_from_os(&mut bytes);
     u64::from_le_bytes(bytes)

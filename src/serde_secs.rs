@@ -5,24 +5,26 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer, Serializer};
 
 /// Serialises a duration as seconds.
-pub fn serialize<S: Serializer>(value: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize<S: Serializer>(value: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_f64(value.as_secs_f64())
 }
 
 /// Reads a duration written as seconds.
-pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Duration, D::Error> {
     let seconds = f64::deserialize(deserializer)?;
     Duration::try_from_secs_f64(seconds).map_err(serde::de::Error::custom)
 }
 
 /// The same for optional durations.
-pub mod option {
+pub(crate) mod option {
     use std::time::Duration;
 
     use serde::{Deserialize, Deserializer, Serializer};
 
     /// Serialises an optional duration as seconds or null.
-    pub fn serialize<S: Serializer>(
+    pub(crate) fn serialize<S: Serializer>(
         value: &Option<Duration>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
@@ -33,7 +35,7 @@ pub mod option {
     }
 
     /// Reads an optional duration written as seconds.
-    pub fn deserialize<'de, D: Deserializer<'de>>(
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Option<Duration>, D::Error> {
         Option::<f64>::deserialize(deserializer)?

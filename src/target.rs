@@ -10,20 +10,20 @@ use crate::server::sandbox::{ManagedServer, ServerLaunch};
 
 /// One side's server and connection settings.
 #[derive(Debug)]
-pub struct Target {
+pub(crate) struct Target {
     /// Which side.
-    pub side: Side,
+    pub(crate) side: Side,
     /// How workers connect.
-    pub client: ConnectSpec,
+    pub(crate) client: ConnectSpec,
     /// How hooks and fact queries connect (root for managed servers).
-    pub admin: ConnectSpec,
+    pub(crate) admin: ConnectSpec,
     /// The managed server, stopped when the target is dropped.
-    pub server: Option<ManagedServer>,
+    pub(crate) server: Option<ManagedServer>,
 }
 
 impl Target {
     /// A side backed by a managed server that is already running.
-    pub fn managed(plan: &SidePlan, server: ManagedServer) -> Target {
+    pub(crate) fn managed(plan: &SidePlan, server: ManagedServer) -> Target {
         Target {
             side: plan.side,
             client: server.client_spec(&plan.client),
@@ -33,7 +33,7 @@ impl Target {
     }
 
     /// A side backed by an external server; checks that it answers.
-    pub fn external(plan: &SidePlan, max_threads: u32) -> anyhow::Result<Target> {
+    pub(crate) fn external(plan: &SidePlan, max_threads: u32) -> anyhow::Result<Target> {
         let side = plan.side;
         let TargetSpec::External {
             endpoint,
@@ -67,7 +67,7 @@ impl Target {
 /// Opens both sides. Managed servers install in parallel, are spawned from the calling
 /// thread (which must outlive them) and start up concurrently; if anything fails, what
 /// was started is stopped again.
-pub fn open_both(sides: &[SidePlan; 2], max_threads: u32) -> anyhow::Result<[Target; 2]> {
+pub(crate) fn open_both(sides: &[SidePlan; 2], max_threads: u32) -> anyhow::Result<[Target; 2]> {
     let launches: Vec<Option<ServerLaunch<'_>>> =
         sides.iter().map(|s| launch_of(s, max_threads)).collect();
     let mut installed: Vec<Option<ManagedServer>> = std::thread::scope(|scope| {
@@ -108,7 +108,7 @@ pub fn open_both(sides: &[SidePlan; 2], max_threads: u32) -> anyhow::Result<[Tar
 
 /// Opens one side on its own (a managed server is installed, started and awaited from
 /// the calling thread, which must outlive it).
-pub fn open_one(plan: &SidePlan, max_threads: u32) -> anyhow::Result<Target> {
+pub(crate) fn open_one(plan: &SidePlan, max_threads: u32) -> anyhow::Result<Target> {
     match launch_of(plan, max_threads) {
         Some(launch) => {
             let mut server = ManagedServer::install(&launch)?;

@@ -12,7 +12,7 @@ use crate::roundcsv;
 use crate::stats::compare::Sample;
 
 /// Analyses the file and prints the report; the exit code follows the verdict.
-pub fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
+pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     let options = crate::plan::args::analysis_options(&args.analysis, &AnalysisOptions::default())?;
     let output = if is_json(&args.file)? {
         let mut results = load_results(&args.file)?;

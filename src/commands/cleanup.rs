@@ -12,7 +12,7 @@ use crate::workload::custom::CustomWorkload;
 use crate::workload::schema;
 
 /// Drops abtest's tables and lists the ones it kept.
-pub fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
+pub(crate) fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
     let mut warnings = Vec::new();
     let side = crate::plan::resolve_side(&args.profile, Side::Baseline, &mut warnings)?;
     let TargetSpec::External {

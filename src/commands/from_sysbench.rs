@@ -5,7 +5,7 @@ use crate::exit::{self, UsageError};
 use crate::sysbench::translate::translate;
 
 /// Prints the translated options, the profile stub and what could not be mapped.
-pub fn execute(args: &FromSysbenchArgs) -> anyhow::Result<i32> {
+pub(crate) fn execute(args: &FromSysbenchArgs) -> anyhow::Result<i32> {
     let quoted: Vec<String> = args
         .command_line
         .iter()

@@ -9,7 +9,7 @@ use crate::results::write_atomic;
 use crate::sysbench::log::{self, Run};
 
 /// Writes the per-round CSV of the given logs.
-pub fn execute(args: &ImportLogArgs) -> anyhow::Result<i32> {
+pub(crate) fn execute(args: &ImportLogArgs) -> anyhow::Result<i32> {
     let sides = [
         (Side::Baseline, read(&args.baseline, args.threads)?),
         (Side::Variant, read(&args.variant, args.threads)?),

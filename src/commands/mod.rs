@@ -1,10 +1,10 @@
 //! One file per subcommand; each returns the process exit code of a completed command.
 
-pub mod analyze;
-pub mod cleanup;
-pub mod from_sysbench;
-pub mod import_log;
-pub mod plan_rounds;
-pub mod report;
-pub mod resume;
-pub mod run;
+pub(crate) mod analyze;
+pub(crate) mod cleanup;
+pub(crate) mod from_sysbench;
+pub(crate) mod import_log;
+pub(crate) mod plan_rounds;
+pub(crate) mod report;
+pub(crate) mod resume;
+pub(crate) mod run;

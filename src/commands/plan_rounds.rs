@@ -18,7 +18,7 @@ use crate::stats::summary::Summary;
 
 /// Prints the rounds per side needed, their wall-clock time, and what smaller runs
 /// could detect.
-pub fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
+pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
     let cv = match (&args.pilot, args.cv) {
         (Some(pilot), _) => {
             let (cv, source) = pilot_cv(pilot)?;

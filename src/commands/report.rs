@@ -8,7 +8,7 @@ use crate::report::{self, ReportView};
 use crate::results::{self, ResultsFile};
 
 /// Renders the report to stdout or `--output`.
-pub fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
+pub(crate) fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
     let mut results = results::load(&args.file).map_err(|e| UsageError::err(format!("{e:#}")))?;
     let options = match &results.analysis {
         Some(saved) => crate::plan::args::analysis_options(&args.analysis, saved)?,

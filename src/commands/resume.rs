@@ -1,21 +1,17 @@
 //! `abtest --resume results.json`: continue an interrupted or failed run from the next
-//! round. The plan is rebuilt from the saved command line and must match the saved plan;
-//! the servers' facts must match the saved facts. Otherwise abtest refuses and says what
-//! changed, because rounds measured against a different plan or server cannot be
-//! compared.
+//! round. The saved plan is the plan: it is read back typed, not rebuilt from a command
+//! line. Only the sides are read again from their profiles — their passwords were never
+//! saved — and they must be what the run started with; the servers' facts must match
+//! the saved facts too. Otherwise abtest refuses and says what changed, because rounds
+//! measured against a different configuration cannot be compared.
 
-use clap::Parser;
-
-use crate::cli::Cli;
 use crate::exit::UsageError;
-use crate::plan::Plan;
+use crate::plan::{Plan, SidePlan, resolve_side};
+use crate::profile::Side;
 use crate::results::{self, ResultsFile, RunStatus};
 
-/// Parts of the plan that must not change between the run and its resumption.
-const FIXED_PLAN_PARTS: [&str; 5] = ["sides", "workload", "schedule", "seed", "client"];
-
 /// The plan to resume and the results so far.
-pub fn load(path: &std::path::Path) -> anyhow::Result<(Plan, ResultsFile)> {
+pub(crate) fn load(path: &std::path::Path) -> anyhow::Result<(Plan, ResultsFile)> {
     let previous = results::load(path).map_err(|e| UsageError::err(format!("--resume: {e:#}")))?;
     if previous.status == RunStatus::Completed {
         return Err(UsageError::err(format!(
@@ -23,74 +19,34 @@ pub fn load(path: &std::path::Path) -> anyhow::Result<(Plan, ResultsFile)> {
             path.display()
         )));
     }
-    let command_line = previous.plan["command_line"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    let mut words = shlex::split(&command_line)
-        .ok_or_else(|| UsageError::err("--resume: the saved command line cannot be parsed"))?;
-    let seed = previous.plan["seed"].as_u64().unwrap_or_default();
-    for option in ["--seed", "--json"] {
-        words = without_option(words, option);
-    }
-    words.extend([
-        "--seed".to_string(),
-        seed.to_string(),
-        "--json".to_string(),
-        path.display().to_string(),
-    ]);
-    let cli = Cli::try_parse_from(&words)
-        .map_err(|e| UsageError::err(format!("--resume: the saved command line: {e}")))?;
-    let plan = Plan::resolve(&cli.run, command_line)?;
-    check_same_plan(&plan, &previous)?;
+    let mut plan = previous.plan.clone();
+    let mut warnings = Vec::new();
+    let sides = [Side::Baseline, Side::Variant]
+        .map(|side| resolve_side(&plan.side(side).profile, side, &mut warnings));
+    let [baseline, variant] = sides;
+    let sides = [baseline?, variant?];
+    check_same_sides(&plan.sides, &sides)?;
+    plan.sides = sides;
+    plan.warnings = warnings;
+    plan.outputs.json = Some(path.to_path_buf());
     Ok((plan, previous))
 }
 
-fn check_same_plan(plan: &Plan, previous: &ResultsFile) -> anyhow::Result<()> {
-    let now = serde_json::to_value(plan)?;
-    let changed: Vec<&str> = FIXED_PLAN_PARTS
+/// Refuses sides whose profiles changed since the run started: the same target,
+/// client settings and hooks, compared as they are saved (passwords are not).
+fn check_same_sides(saved: &[SidePlan; 2], now: &[SidePlan; 2]) -> anyhow::Result<()> {
+    let as_saved = |side: &SidePlan| serde_json::to_value(side).unwrap_or_default();
+    let changed: Vec<String> = saved
         .iter()
-        .copied()
-        .filter(|part| now[*part] != previous.plan[*part])
+        .zip(now)
+        .filter(|(before, after)| as_saved(before) != as_saved(after))
+        .map(|(before, _)| format!("{} profile {}", before.side, before.profile.display()))
         .collect();
     if changed.is_empty() {
         return Ok(());
     }
     Err(UsageError::err(format!(
-        "--resume: the plan changed since the run started ({}); the profiles or abtest's \
-         defaults differ. Start a new run instead",
+        "--resume: the plan changed since the run started (sides: {}); start a new run instead",
         changed.join(", ")
     )))
-}
-
-/// `words` without `option` and its value (`--option value` or `--option=value`).
-fn without_option(words: Vec<String>, option: &str) -> Vec<String> {
-    let mut kept = Vec::with_capacity(words.len());
-    let mut skip_next = false;
-    for word in words {
-        if skip_next {
-            skip_next = false;
-        } else if word == option {
-            skip_next = true;
-        } else if !word.starts_with(&format!("{option}=")) {
-            kept.push(word);
-        }
-    }
-    kept
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn removes_an_option_in_both_spellings() {
-        let words: Vec<String> = ["abtest", "--seed", "3", "--rounds", "2", "--seed=4"]
-            .map(String::from)
-            .to_vec();
-        assert_eq!(
-            without_option(words, "--seed"),
-            vec!["abtest", "--rounds", "2"]
-        );
-    }
 }

@@ -8,7 +8,7 @@ use crate::results;
 use crate::runner;
 
 /// Runs an experiment and prints its table; the exit code follows the verdict.
-pub fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i32> {
+pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i32> {
     let (plan, previous) = match &args.resume {
         Some(path) => {
             let (plan, previous) = super::resume::load(path)?;

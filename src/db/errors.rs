@@ -5,16 +5,16 @@
 use serde::{Deserialize, Serialize};
 
 /// sysbench's default ignorable errors: deadlock, lock wait timeout, "record changed".
-pub const DEFAULT_IGNORED: [u16; 3] = [1213, 1205, 1020];
+pub(crate) const DEFAULT_IGNORED: [u16; 3] = [1213, 1205, 1020];
 
 /// Lost-connection errors that trigger a reconnect: server gone away, lost connection,
 /// can't connect, connection killed (MariaDB 1927), shutdown in progress.
-pub const CONNECTION_LOST: [u16; 6] = [2006, 2013, 2002, 2003, 1927, 1053];
+pub(crate) const CONNECTION_LOST: [u16; 6] = [2006, 2013, 2002, 2003, 1927, 1053];
 
 /// Which server errors are counted and retried instead of ending the round.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum IgnoreErrors {
+pub(crate) enum IgnoreErrors {
     /// These codes.
     Codes(Vec<u16>),
     /// Every error.
@@ -29,7 +29,7 @@ impl Default for IgnoreErrors {
 
 impl IgnoreErrors {
     /// Parses `all` or a comma-separated list of codes (which replaces the default list).
-    pub fn parse(text: &str) -> Result<IgnoreErrors, String> {
+    pub(crate) fn parse(text: &str) -> Result<IgnoreErrors, String> {
         if text.trim().eq_ignore_ascii_case("all") {
             return Ok(IgnoreErrors::All);
         }
@@ -46,7 +46,7 @@ impl IgnoreErrors {
     }
 
     /// Whether `code` is counted and retried.
-    pub fn ignores(&self, code: u16) -> bool {
+    pub(crate) fn ignores(&self, code: u16) -> bool {
         match self {
             IgnoreErrors::All => true,
             IgnoreErrors::Codes(codes) => codes.contains(&code),
@@ -56,7 +56,7 @@ impl IgnoreErrors {
 
 /// What to do after an event failed with `code`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Recovery {
+pub(crate) enum Recovery {
     /// Roll back and run the next event.
     Retry,
     /// Open a new connection, prepare again, run the next event.
@@ -66,7 +66,7 @@ pub enum Recovery {
 }
 
 /// The recovery for an error code under a policy.
-pub fn recovery(code: u16, policy: &IgnoreErrors) -> Recovery {
+pub(crate) fn recovery(code: u16, policy: &IgnoreErrors) -> Recovery {
     if CONNECTION_LOST.contains(&code) {
         Recovery::Reconnect
     } else if policy.ignores(code) {

@@ -2,22 +2,22 @@
 //! mysql crate's `prefer_socket` would otherwise silently move a loopback TCP connection
 //! to the Unix socket, and a TLS comparison would measure nothing.
 
-pub mod errors;
+pub(crate) mod errors;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use mysql::{Conn, Opts, OptsBuilder, SslOpts};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::profile::TlsMode;
 use crate::secret::Secret;
 
 /// A network address or a Unix socket.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Endpoint {
+pub(crate) enum Endpoint {
     /// TCP host and port.
     Tcp {
         /// Host name or address.
@@ -42,42 +42,42 @@ impl std::fmt::Display for Endpoint {
 }
 
 /// Client-side settings applied to every connection of a side.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct ClientSpec {
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct ClientSpec {
     /// TLS mode.
-    pub tls: TlsMode,
+    pub(crate) tls: TlsMode,
     /// CA certificate for verification.
-    pub tls_ca: Option<PathBuf>,
+    pub(crate) tls_ca: Option<PathBuf>,
     /// `SET SESSION` assignments, values already rendered as SQL literals.
-    pub session: BTreeMap<String, String>,
+    pub(crate) session: BTreeMap<String, String>,
 }
 
 /// Everything needed to open a connection to one side.
 #[derive(Debug, Clone)]
 pub struct ConnectSpec {
     /// Where the server listens.
-    pub endpoint: Endpoint,
+    pub(crate) endpoint: Endpoint,
     /// Login name.
     pub user: String,
     /// Password.
-    pub password: Option<Secret>,
+    pub(crate) password: Option<Secret>,
     /// Default database.
-    pub database: Option<String>,
+    pub(crate) database: Option<String>,
     /// TLS mode.
-    pub tls: TlsMode,
+    pub(crate) tls: TlsMode,
     /// CA certificate for verify modes.
-    pub tls_ca: Option<PathBuf>,
+    pub(crate) tls_ca: Option<PathBuf>,
     /// `SET SESSION` statements run on every (re)connect.
-    pub init: Vec<String>,
+    pub(crate) init: Vec<String>,
     /// Connect timeout.
-    pub connect_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
     /// Read/write timeout of a statement, if any.
-    pub io_timeout: Option<Duration>,
+    pub(crate) io_timeout: Option<Duration>,
 }
 
 impl ConnectSpec {
     /// A spec with the client settings of a profile applied.
-    pub fn new(
+    pub(crate) fn new(
         endpoint: Endpoint,
         user: &str,
         password: Option<Secret>,
@@ -102,14 +102,14 @@ impl ConnectSpec {
     }
 
     /// Whether both specs reach the same database on the same server address.
-    pub fn same_database(&self, other: &ConnectSpec) -> bool {
+    pub(crate) fn same_database(&self, other: &ConnectSpec) -> bool {
         self.endpoint == other.endpoint && self.database == other.database
     }
 
     /// Opens a connection, honouring the TLS mode. `preferred` falls back to plain text
     /// only when the server does not offer TLS: after any other failure (a wrong
     /// password, a failed handshake) a second, unencrypted login would be a downgrade.
-    pub fn connect(&self) -> Result<Conn, mysql::Error> {
+    pub(crate) fn connect(&self) -> Result<Conn, mysql::Error> {
         match self.tls {
             TlsMode::Preferred => match Conn::new(self.opts(true)) {
                 Err(error) if server_lacks_tls(&error) => Conn::new(self.opts(false)),
@@ -146,7 +146,7 @@ impl ConnectSpec {
     }
 
     /// The client options, with or without TLS.
-    pub fn opts(&self, with_tls: bool) -> Opts {
+    pub(crate) fn opts(&self, with_tls: bool) -> Opts {
         let mut builder = OptsBuilder::new()
             .user(Some(&self.user))
             .pass(self.password.as_ref().map(|p| p.expose().to_string()))
@@ -196,7 +196,7 @@ fn server_lacks_tls(error: &mysql::Error) -> bool {
 
 /// The MySQL error code of a client error, or a client-side code for transport failures
 /// (2013 for a lost connection, 2003 for a refused one), as the C client reports them.
-pub fn error_code(error: &mysql::Error) -> u16 {
+pub(crate) fn error_code(error: &mysql::Error) -> u16 {
     match error {
         mysql::Error::MySqlError(e) => e.code,
         mysql::Error::IoError(_) | mysql::Error::CodecError(_) => 2013,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::analysis::AnalysisOptions;
 use crate::cli::RunArgs;
@@ -20,53 +20,54 @@ use crate::server::OnServerLoss;
 use crate::thread_policy::ClientSched;
 use crate::workload::WorkloadSpec;
 
-pub mod args;
+pub(crate) mod args;
 mod side;
 
-pub use side::resolve_side;
+pub(crate) use side::resolve_side;
 
 /// Everything needed to run an experiment, resolved and validated.
-#[derive(Debug, Clone, Serialize)]
-pub struct Plan {
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Plan {
     /// Baseline and variant, in that order.
-    pub sides: [SidePlan; 2],
+    pub(crate) sides: [SidePlan; 2],
     /// The workload both sides run.
-    pub workload: WorkloadSpec,
+    pub(crate) workload: WorkloadSpec,
     /// Rounds, levels and timing.
-    pub schedule: Schedule,
+    pub(crate) schedule: Schedule,
     /// How the client drives the servers.
-    pub client: ClientOptions,
+    pub(crate) client: ClientOptions,
     /// How the results are analysed.
-    pub analysis: AnalysisOptions,
+    pub(crate) analysis: AnalysisOptions,
     /// Seed for data, order and workload randomness.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Files to write.
-    pub outputs: Outputs,
+    pub(crate) outputs: Outputs,
     /// Whether a write workload may run in an external database holding other tables.
-    pub allow_foreign_tables: bool,
+    #[serde(default)]
+    pub(crate) allow_foreign_tables: bool,
     /// The command line that reproduces this run (never holds a secret).
-    pub command_line: String,
+    pub(crate) command_line: String,
     /// Problems worth a warning that do not stop the run.
     #[serde(skip)]
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The files a run writes.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Outputs {
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Outputs {
     /// Results JSON, rewritten after every round.
-    pub json: Option<PathBuf>,
+    pub(crate) json: Option<PathBuf>,
     /// Markdown report, written at the end.
-    pub markdown: Option<PathBuf>,
+    pub(crate) markdown: Option<PathBuf>,
     /// HTML report, written at the end.
-    pub html: Option<PathBuf>,
+    pub(crate) html: Option<PathBuf>,
     /// Rounds CSV, rewritten after every round.
-    pub csv: Option<PathBuf>,
+    pub(crate) csv: Option<PathBuf>,
 }
 
 impl Outputs {
     /// Every output path that was given.
-    pub fn paths(&self) -> impl Iterator<Item = &PathBuf> {
+    pub(crate) fn paths(&self) -> impl Iterator<Item = &PathBuf> {
         [&self.json, &self.markdown, &self.html, &self.csv]
             .into_iter()
             .flatten()
@@ -74,45 +75,57 @@ impl Outputs {
 }
 
 /// How the client drives the servers, the same for both sides.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClientOptions {
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct ClientOptions {
     /// Open-loop arrival rate (events per second), if any.
-    pub rate: Option<f64>,
+    pub(crate) rate: Option<f64>,
     /// Errors counted and retried.
-    pub ignore_errors: IgnoreErrors,
-    /// What to do when a managed server dies mid-round.
-    pub on_server_loss: OnServerLoss,
-    /// Statement read/write timeout, if any.
-    #[serde(with = "crate::serde_secs::option")]
-    pub query_timeout: Option<Duration>,
+    pub(crate) ignore_errors: IgnoreErrors,
+    /// What to do when a managed server dies mid-round (`fail` in files older than
+    /// the option).
+    #[serde(default = "fail_on_server_loss")]
+    pub(crate) on_server_loss: OnServerLoss,
+    /// Statement read/write timeout, if any (none in files older than the option).
+    #[serde(default, with = "crate::serde_secs::option")]
+    pub(crate) query_timeout: Option<Duration>,
     /// Progress line interval.
     #[serde(with = "crate::serde_secs::option")]
-    pub report_interval: Option<Duration>,
-    /// Scheduling policy of the client threads.
-    pub client_sched: ClientSched,
+    pub(crate) report_interval: Option<Duration>,
+    /// Scheduling policy of the client threads (`normal`, what ran, in files older than
+    /// the option).
+    #[serde(default = "normal_scheduling")]
+    pub(crate) client_sched: ClientSched,
+}
+
+fn fail_on_server_loss() -> OnServerLoss {
+    OnServerLoss::Fail
+}
+
+fn normal_scheduling() -> ClientSched {
+    ClientSched::Normal
 }
 
 /// One side of the plan.
-#[derive(Debug, Clone, Serialize)]
-pub struct SidePlan {
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct SidePlan {
     /// Which side this is.
-    pub side: Side,
+    pub(crate) side: Side,
     /// Label in reports.
-    pub name: String,
+    pub(crate) name: String,
     /// Profile file it came from.
-    pub profile: PathBuf,
+    pub(crate) profile: PathBuf,
     /// The server to run against.
-    pub target: TargetSpec,
+    pub(crate) target: TargetSpec,
     /// Client-side settings.
-    pub client: ClientSpec,
+    pub(crate) client: ClientSpec,
     /// SQL hooks of this side.
-    pub hooks: Hooks,
+    pub(crate) hooks: Hooks,
 }
 
 /// Where a side's server comes from.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum TargetSpec {
+pub(crate) enum TargetSpec {
     /// A throwaway server that abtest starts.
     Managed {
         /// Server binary.
@@ -135,12 +148,12 @@ pub enum TargetSpec {
 }
 
 /// Said when both sides are configured identically.
-pub const AA_NOTICE: &str = "baseline and variant are configured identically: this is an A/A \
+pub(crate) const AA_NOTICE: &str = "baseline and variant are configured identically: this is an A/A \
      run, which measures the noise; any change it reports is chance";
 
 impl Plan {
     /// Resolves the command line and both profiles into a plan, or a usage error.
-    pub fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
+    pub(crate) fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
         let seed = cli.schedule.seed.unwrap_or_else(crate::secret::random_u64);
         let schedule = args::schedule(&cli.schedule, &cli.workload.threads, seed)?;
         let workload = args::workload_spec(&cli.workload)?;
@@ -176,18 +189,18 @@ impl Plan {
     }
 
     /// The plan of one side.
-    pub fn side(&self, side: Side) -> &SidePlan {
+    pub(crate) fn side(&self, side: Side) -> &SidePlan {
         &self.sides[side as usize]
     }
 
     /// The largest thread level, which sizes `max_connections`.
-    pub fn max_threads(&self) -> u32 {
+    pub(crate) fn max_threads(&self) -> u32 {
         self.schedule.levels.iter().copied().max().unwrap_or(1)
     }
 
     /// Whether both sides are configured identically (same server, options, client and
     /// hooks): an A/A run, which measures the noise, not a change.
-    pub fn is_aa(&self) -> bool {
+    pub(crate) fn is_aa(&self) -> bool {
         let [a, b] = &self.sides;
         let config = |side: &SidePlan| {
             serde_json::to_value((&side.target, &side.client, &side.hooks)).unwrap_or_default()
@@ -196,7 +209,7 @@ impl Plan {
     }
 
     /// Human-readable plan for `--dry-run`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let mut out = String::new();
         for side in &self.sides {
             out.push_str(&format!(
@@ -216,7 +229,7 @@ impl Plan {
             "schedule  threads {:?}, {} rounds per side, {} order, warm-up {}, round {}, pause {}\n",
             s.levels,
             s.rounds,
-            serde_json::to_value(s.order).unwrap_or_default().as_str().unwrap_or("?"),
+            s.order.as_str(),
             humantime::format_duration(s.warmup),
             humantime::format_duration(s.round_time),
             humantime::format_duration(s.pause),

@@ -51,7 +51,7 @@ fn reserved_option(name: &str) -> Option<&'static str> {
 }
 
 /// Reads one profile into the plan of a side.
-pub fn resolve_side(
+pub(crate) fn resolve_side(
     path: &Path,
     side: Side,
     warnings: &mut Vec<String>,

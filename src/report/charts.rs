@@ -88,7 +88,7 @@ fn completed(results: &ResultsFile, threads: u32) -> Vec<&RoundRecord> {
 
 /// Per-round TPS of both sides at one thread level, in run order, with each side's mean
 /// and its 95 % interval as a band.
-pub fn rounds_chart(
+pub(crate) fn rounds_chart(
     results: &ResultsFile,
     names: &[String; 2],
     threads: u32,
@@ -153,7 +153,7 @@ pub fn rounds_chart(
 
 /// Latency against percentile (p50 to p99.9, on a log scale of 1/(1 − p)) from each
 /// side's merged histogram at one thread level.
-pub fn latency_chart(
+pub(crate) fn latency_chart(
     results: &ResultsFile,
     names: &[String; 2],
     threads: u32,
@@ -232,7 +232,10 @@ fn percentile_curve(
 }
 
 /// Mean TPS of both sides at every thread level, with 95 % whiskers.
-pub fn sweep_chart(comparisons: &[Comparison], names: &[String; 2]) -> anyhow::Result<String> {
+pub(crate) fn sweep_chart(
+    comparisons: &[Comparison],
+    names: &[String; 2],
+) -> anyhow::Result<String> {
     let tps: Vec<&Comparison> = comparisons.iter().filter(|c| c.metric == "tps").collect();
     let (_, high) = bounds(tps.iter().flat_map(|c| {
         [
@@ -299,7 +302,7 @@ pub fn sweep_chart(comparisons: &[Comparison], names: &[String; 2]) -> anyhow::R
 /// The % change of every confirmatory metric with its interval, one row per metric and
 /// thread level, and each tolerance drawn as a red line at its boundary: what the
 /// verdict reads, at a glance.
-pub fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Result<String> {
+pub(crate) fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Result<String> {
     let rows: Vec<&Comparison> = comparisons
         .iter()
         .filter(|c| c.family == Family::Confirmatory)

@@ -5,12 +5,12 @@
 use crate::results::{ResultsFile, RoundRecord};
 
 /// The columns that identify a round: `abtest analyze` pairs rounds by them.
-pub const KEY_COLUMNS: [&str; 3] = ["side", "threads", "round"];
+pub(crate) const KEY_COLUMNS: [&str; 3] = ["side", "threads", "round"];
 
 /// Columns of the rounds CSV that are labels, raw counts or recorded-only figures, not
 /// metrics to compare; `abtest analyze` skips them when it reads the file back, as the
 /// analysis of the results JSON does.
-pub const NOT_METRICS: [&str; 11] = [
+pub(crate) const NOT_METRICS: [&str; 11] = [
     "position",
     "status",
     "started_at",
@@ -39,7 +39,7 @@ const METRIC_COLUMNS: [&str; 10] = [
 ];
 
 /// Renders the rounds as CSV.
-pub fn render(results: &ResultsFile) -> anyhow::Result<String> {
+pub(crate) fn render(results: &ResultsFile) -> anyhow::Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record(
         KEY_COLUMNS

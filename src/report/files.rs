@@ -7,7 +7,7 @@ use crate::plan::Outputs;
 use crate::results::{self, ResultsFile, write_atomic};
 
 /// After a round: the JSON and the CSV.
-pub fn write_progress(outputs: &Outputs, results: &ResultsFile) -> anyhow::Result<()> {
+pub(crate) fn write_progress(outputs: &Outputs, results: &ResultsFile) -> anyhow::Result<()> {
     if let Some(path) = &outputs.json {
         results::save(path, results)?;
     }
@@ -18,7 +18,7 @@ pub fn write_progress(outputs: &Outputs, results: &ResultsFile) -> anyhow::Resul
 }
 
 /// At the end: every file.
-pub fn write_final(outputs: &Outputs, results: &ResultsFile) -> anyhow::Result<()> {
+pub(crate) fn write_final(outputs: &Outputs, results: &ResultsFile) -> anyhow::Result<()> {
     write_progress(outputs, results)?;
     let view = ReportView::of_results(results);
     if let Some(path) = &outputs.markdown {

@@ -1,7 +1,7 @@
 //! Number formatting shared by every report, so the table, Markdown and HTML agree.
 
 /// A metric value with precision suited to its unit.
-pub fn value(metric: &str, value: f64) -> String {
+pub(crate) fn value(metric: &str, value: f64) -> String {
     if metric.ends_with("_ms") {
         if value < 10.0 {
             format!("{value:.3}")
@@ -16,7 +16,7 @@ pub fn value(metric: &str, value: f64) -> String {
 /// A metric's name for people: `server CPU per transaction (µs)` for
 /// `server_cpu_us_per_tx`, `latency p99 (ms)` for `latency_p99_ms`. Names it does not
 /// know (extra CSV columns) are shown as they are.
-pub fn metric_label(metric: &str) -> String {
+pub(crate) fn metric_label(metric: &str) -> String {
     match metric {
         "tps" => "TPS".into(),
         "qps" => "QPS".into(),
@@ -36,7 +36,7 @@ pub fn metric_label(metric: &str) -> String {
 /// A server variable's value for people: sizes in bytes (`*_size`, `*_buffer*`,
 /// `max_allowed_packet`) as `512 MiB` when they are whole KiB, MiB or GiB; the rest
 /// as it is.
-pub fn variable_value(name: &str, value: &str) -> String {
+pub(crate) fn variable_value(name: &str, value: &str) -> String {
     let sized = name.ends_with("_size") || name.contains("_buffer") || name == "max_allowed_packet";
     match value.parse::<u64>() {
         Ok(bytes) if sized && bytes >= 1024 => {
@@ -54,7 +54,7 @@ pub fn variable_value(name: &str, value: &str) -> String {
 }
 
 /// A percentage change with its interval: `-21.3 % [-24.0, -18.5]`.
-pub fn change(change_pct: f64, ci: Option<[f64; 2]>) -> String {
+pub(crate) fn change(change_pct: f64, ci: Option<[f64; 2]>) -> String {
     match ci {
         Some([lo, hi]) => format!("{change_pct:+.2} % [{lo:+.2}, {hi:+.2}]"),
         None => format!("{change_pct:+.2} % [unbounded]"),
@@ -62,13 +62,13 @@ pub fn change(change_pct: f64, ci: Option<[f64; 2]>) -> String {
 }
 
 /// A percentage figure without trailing zeros: `5`, `2.5`.
-pub fn percent_figure(value: f64) -> String {
+pub(crate) fn percent_figure(value: f64) -> String {
     let text = format!("{value:.2}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A p-value: scientific below 0.001.
-pub fn p_value(p: f64) -> String {
+pub(crate) fn p_value(p: f64) -> String {
     if p < 0.001 {
         format!("{p:.1e}")
     } else {
@@ -77,7 +77,7 @@ pub fn p_value(p: f64) -> String {
 }
 
 /// The confidence level of 1 − alpha in %, such as `95`.
-pub fn confidence(alpha: f64) -> String {
+pub(crate) fn confidence(alpha: f64) -> String {
     let level = format!("{:.2}", 100.0 * (1.0 - alpha));
     level
         .trim_end_matches('0')

@@ -15,7 +15,7 @@ td.GO{color:#176b00;font-weight:bold}td.NO-GO{color:#a00;font-weight:bold}td.INC
 td.significant{font-weight:bold}figure{margin:1em 0}code,pre{background:#f4f4f4;padding:2px 4px}pre{padding:8px;white-space:pre-wrap}";
 
 /// Renders the HTML report.
-pub fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
+pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
     let mut out = String::new();
     let title = format!("abtest: {} vs {}", view.names[0], view.names[1]);
     let _ = write!(

@@ -7,7 +7,7 @@ use super::{ReportView, sections};
 use crate::stats::compare::Family;
 
 /// Renders the report as Jira wiki markup.
-pub fn render(view: &ReportView<'_>) -> String {
+pub(crate) fn render(view: &ReportView<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::ReportView;
 
 /// Renders the comparisons, verdict, unchecked tolerances and warnings as pretty JSON.
-pub fn render(view: &ReportView<'_>) -> String {
+pub(crate) fn render(view: &ReportView<'_>) -> String {
     let value = json!({
         "baseline": view.names[0],
         "variant": view.names[1],

@@ -2,16 +2,16 @@
 //! same [`ReportView`], so `abtest analyze` can render any of them from a saved run or
 //! from a CSV of per-round values.
 
-pub mod charts;
-pub mod csv;
-pub mod files;
-pub mod format;
-pub mod html;
-pub mod jira;
-pub mod json;
-pub mod markdown;
-pub mod sections;
-pub mod table;
+pub(crate) mod charts;
+pub(crate) mod csv;
+pub(crate) mod files;
+pub(crate) mod format;
+pub(crate) mod html;
+pub(crate) mod jira;
+pub(crate) mod json;
+pub(crate) mod markdown;
+pub(crate) mod sections;
+pub(crate) mod table;
 
 use crate::profile::Side;
 use crate::results::ResultsFile;
@@ -20,26 +20,26 @@ use crate::stats::verdict::Verdict;
 
 /// What every report shows.
 #[derive(Debug, Clone)]
-pub struct ReportView<'a> {
+pub(crate) struct ReportView<'a> {
     /// Labels of baseline and variant.
-    pub names: [String; 2],
+    pub(crate) names: [String; 2],
     /// The comparisons.
-    pub comparisons: &'a [Comparison],
+    pub(crate) comparisons: &'a [Comparison],
     /// Overall verdict, when tolerances were given.
-    pub verdict: Option<Verdict>,
+    pub(crate) verdict: Option<Verdict>,
     /// Tolerances that could not be checked, with the reasons.
-    pub unchecked: &'a [String],
+    pub(crate) unchecked: &'a [String],
     /// Warnings about the run and the data.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// Significance level.
-    pub alpha: f64,
+    pub(crate) alpha: f64,
     /// The full results, when the report is about an abtest run.
-    pub results: Option<&'a ResultsFile>,
+    pub(crate) results: Option<&'a ResultsFile>,
 }
 
 impl<'a> ReportView<'a> {
     /// A view of a results file.
-    pub fn of_results(results: &'a ResultsFile) -> ReportView<'a> {
+    pub(crate) fn of_results(results: &'a ResultsFile) -> ReportView<'a> {
         let name = |side| {
             results
                 .sides
@@ -61,7 +61,7 @@ impl<'a> ReportView<'a> {
     }
 
     /// The thread levels of the comparisons, in the order they appear.
-    pub fn levels(&self) -> Vec<u32> {
+    pub(crate) fn levels(&self) -> Vec<u32> {
         let mut levels: Vec<u32> = Vec::new();
         for c in self.comparisons {
             if !levels.contains(&c.threads) {
@@ -72,14 +72,14 @@ impl<'a> ReportView<'a> {
     }
 
     /// Whether any comparison belongs to `family`.
-    pub fn has(&self, family: Family) -> bool {
+    pub(crate) fn has(&self, family: Family) -> bool {
         self.comparisons.iter().any(|c| c.family == family)
     }
 
     /// The summary a change board reads: the verdict first, then one sentence per thread
     /// level saying what the variant costs in TPS with its interval, and the tolerance it
     /// was judged against, with the rounds that would decide an INCONCLUSIVE.
-    pub fn headline(&self) -> String {
+    pub(crate) fn headline(&self) -> String {
         let sentences: Vec<String> = self
             .comparisons
             .iter()
@@ -102,7 +102,7 @@ impl<'a> ReportView<'a> {
     }
 
     /// Power notes for comparisons that are INCONCLUSIVE or have fewer than 5 rounds.
-    pub fn power_notes(&self) -> Vec<String> {
+    pub(crate) fn power_notes(&self) -> Vec<String> {
         self.comparisons
             .iter()
             .filter(|c| c.verdict == Some(Verdict::Inconclusive) || c.baseline.n.min(c.variant.n) < 5)
@@ -165,7 +165,7 @@ fn tps_sentence(c: &Comparison, variant: &str, alpha: f64) -> String {
 }
 
 /// The cell shown in a report's last column: the verdict, or "significant".
-pub fn judgement(c: &Comparison) -> String {
+pub(crate) fn judgement(c: &Comparison) -> String {
     match c.verdict {
         Some(v) => v.as_str().to_string(),
         None if c.significant => "significant".into(),

@@ -2,26 +2,24 @@
 //! variables that differ, the environment, the reproduce command — as plain text, so
 //! Markdown and HTML render the same facts and differ only in markup.
 
-use serde_json::Value;
-
 use super::{ReportView, format, judgement};
 use crate::results::ResultsFile;
 use crate::stats::compare::Family;
 
 /// The title of the explanatory block, which says how it differs from the main table.
-pub const EXPLANATORY_TITLE: &str =
+pub(crate) const EXPLANATORY_TITLE: &str =
     "Explanatory metrics (not judged; Holm-adjusted among themselves)";
 
 /// One row of the results table, formatted.
-pub struct ResultRow {
+pub(crate) struct ResultRow {
     /// Cells: threads, metric, baseline, variant, change [CI], p, Holm p, verdict.
-    pub cells: [String; 8],
+    pub(crate) cells: [String; 8],
     /// The verdict or significance, for styling.
-    pub judgement: String,
+    pub(crate) judgement: String,
 }
 
 /// The header of the results table.
-pub fn header(alpha: f64) -> [String; 8] {
+pub(crate) fn header(alpha: f64) -> [String; 8] {
     [
         "threads".into(),
         "metric".into(),
@@ -35,7 +33,7 @@ pub fn header(alpha: f64) -> [String; 8] {
 }
 
 /// The rows of the results table for one family of metrics.
-pub fn rows(view: &ReportView<'_>, family: Family) -> Vec<ResultRow> {
+pub(crate) fn rows(view: &ReportView<'_>, family: Family) -> Vec<ResultRow> {
     view.comparisons
         .iter()
         .filter(|c| c.family == family)
@@ -56,47 +54,36 @@ pub fn rows(view: &ReportView<'_>, family: Family) -> Vec<ResultRow> {
 }
 
 /// The method in one paragraph.
-pub fn method(results: &ResultsFile, alpha: f64) -> String {
+pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
     let plan = &results.plan;
-    let schedule = &plan["schedule"];
-    let workload = &plan["workload"];
-    let secs = |v: &Value| {
-        v.as_f64().map_or("?".to_string(), |s| {
-            humantime::format_duration(std::time::Duration::from_secs_f64(s)).to_string()
-        })
-    };
-    let levels = schedule["levels"]
-        .as_array()
-        .map(|l| {
-            l.iter()
-                .map(Value::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        })
-        .unwrap_or_default();
+    let schedule = &plan.schedule;
+    let workload = &plan.workload;
+    let duration = |d: std::time::Duration| humantime::format_duration(d).to_string();
+    let levels: Vec<String> = schedule.levels.iter().map(u32::to_string).collect();
     format!(
-        "{} rounds per side at each thread level ({levels} threads), in {} order (seed {}); each round \
+        "{} rounds per side at each thread level ({} threads), in {} order (seed {}); each round \
          is a {} warm-up that is not counted and a {} measured period. Workload: {} on {} table(s) of {} rows. \
          Each round gives one value per metric; the sides are compared with Welch's t-test, the change \
          with Fieller's {} % interval for the ratio of means, p-values Holm-adjusted within \
          the confirmatory family (TPS and latency at every level) and, separately, among the explanatory \
          metrics (α = {alpha}). Verdicts, where tolerances were given, are non-inferiority tests \
          on the {} % interval.",
-        schedule["rounds"],
-        schedule["order"].as_str().unwrap_or("?").to_uppercase(),
-        plan["seed"],
-        secs(&schedule["warmup"]),
-        secs(&schedule["round_time"]),
-        workload["name"].as_str().unwrap_or("?"),
-        workload["tables"],
-        workload["table_size"],
+        schedule.rounds,
+        levels.join(", "),
+        schedule.order.as_str().to_uppercase(),
+        plan.seed,
+        duration(schedule.warmup),
+        duration(schedule.round_time),
+        workload.name.as_str(),
+        workload.tables,
+        workload.table_size,
         format::confidence(alpha),
         format::confidence(2.0 * alpha),
     )
 }
 
 /// The variables that differ: (name, baseline, variant).
-pub fn differences(results: &ResultsFile) -> Vec<[String; 3]> {
+pub(crate) fn differences(results: &ResultsFile) -> Vec<[String; 3]> {
     results
         .differences
         .iter()
@@ -111,11 +98,11 @@ pub fn differences(results: &ResultsFile) -> Vec<[String; 3]> {
 }
 
 /// Said when no variable differs.
-pub const NO_DIFFERENCE: &str =
+pub(crate) const NO_DIFFERENCE: &str =
     "Nothing: same variables and same client TLS. This is an A/A comparison.";
 
 /// Environment lines: the host, each side's server, abtest.
-pub fn environment(results: &ResultsFile) -> Vec<String> {
+pub(crate) fn environment(results: &ResultsFile) -> Vec<String> {
     let mut lines = vec![format!("host: {}", results.host.describe())];
     for (side, info) in &results.sides {
         if let Some(facts) = &info.facts {
@@ -146,16 +133,12 @@ pub fn environment(results: &ResultsFile) -> Vec<String> {
 }
 
 /// The command that reproduces the run.
-pub fn reproduce(results: &ResultsFile) -> Option<String> {
-    results
-        .plan
-        .get("command_line")
-        .and_then(Value::as_str)
-        .map(str::to_string)
+pub(crate) fn reproduce(results: &ResultsFile) -> Option<String> {
+    Some(results.plan.command_line.clone()).filter(|line| !line.is_empty())
 }
 
 /// The header of the sweep summary.
-pub fn sweep_header(alpha: f64) -> [String; 5] {
+pub(crate) fn sweep_header(alpha: f64) -> [String; 5] {
     let ci = format::confidence(alpha);
     [
         "threads".into(),
@@ -167,7 +150,7 @@ pub fn sweep_header(alpha: f64) -> [String; 5] {
 }
 
 /// One row per thread level: both sides' TPS and the TPS and p95 changes.
-pub fn sweep_rows(view: &ReportView<'_>) -> Vec<[String; 5]> {
+pub(crate) fn sweep_rows(view: &ReportView<'_>) -> Vec<[String; 5]> {
     view.levels()
         .into_iter()
         .map(|threads| {

@@ -8,14 +8,14 @@ use crate::stats::compare::{Comparison, Family};
 use crate::stats::verdict::Verdict;
 
 /// Renders the comparison table, in colour when stdout is a terminal.
-pub fn render(view: &ReportView<'_>) -> String {
+pub(crate) fn render(view: &ReportView<'_>) -> String {
     use std::io::IsTerminal;
     render_styled(view, std::io::stdout().is_terminal())
 }
 
 /// Renders the comparison table — one block per thread level, then a sweep summary when
 /// there are several — with `color` highlighting verdicts and significant changes.
-pub fn render_styled(view: &ReportView<'_>, color: bool) -> String {
+pub(crate) fn render_styled(view: &ReportView<'_>, color: bool) -> String {
     let levels = view.levels();
     let mut out = format!("baseline: {}\nvariant:  {}\n", view.names[0], view.names[1]);
     for threads in &levels {

@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// The shared arrival schedule of a round.
 #[derive(Debug)]
-pub struct Arrivals {
+pub(crate) struct Arrivals {
     rate: f64,
     state: Mutex<ArrivalState>,
 }
@@ -23,7 +23,7 @@ struct ArrivalState {
 
 impl Arrivals {
     /// A Poisson process of `rate` events per second.
-    pub fn new(rate: f64, seed: u64) -> Arrivals {
+    pub(crate) fn new(rate: f64, seed: u64) -> Arrivals {
         Arrivals {
             rate,
             state: Mutex::new(ArrivalState {
@@ -34,13 +34,8 @@ impl Arrivals {
         }
     }
 
-    /// Events per second.
-    pub fn rate(&self) -> f64 {
-        self.rate
-    }
-
     /// The intended start of the next event. The clock starts at the first call.
-    pub fn take(&self) -> Instant {
+    pub(crate) fn take(&self) -> Instant {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let origin = *state.origin.get_or_insert_with(Instant::now);
         let offset = state.next_offset;

@@ -13,31 +13,31 @@ use hdrhistogram::Histogram;
 use crate::histogram;
 
 /// Workers are connecting; nothing runs yet.
-pub const CONNECTING: u8 = 0;
+pub(crate) const CONNECTING: u8 = 0;
 /// Warm-up: events run but are not counted.
-pub const WARMUP: u8 = 1;
+pub(crate) const WARMUP: u8 = 1;
 /// Measured period: completed events are counted.
-pub const MEASURE: u8 = 2;
+pub(crate) const MEASURE: u8 = 2;
 /// Stop after the current event.
-pub const STOP: u8 = 3;
+pub(crate) const STOP: u8 = 3;
 
 /// Counters a worker publishes while it runs.
 #[derive(Debug, Default)]
-pub struct LiveCounters {
+pub(crate) struct LiveCounters {
     /// Completed events.
-    pub events: AtomicU64,
+    pub(crate) events: AtomicU64,
     /// Reads.
-    pub reads: AtomicU64,
+    pub(crate) reads: AtomicU64,
     /// Writes.
-    pub writes: AtomicU64,
+    pub(crate) writes: AtomicU64,
     /// Other statements.
-    pub other: AtomicU64,
+    pub(crate) other: AtomicU64,
     /// Errors.
-    pub errors: AtomicU64,
+    pub(crate) errors: AtomicU64,
     /// Reconnects.
-    pub reconnects: AtomicU64,
+    pub(crate) reconnects: AtomicU64,
     /// Latencies of the current interval (µs), kept only with `--report-interval`.
-    pub interval: Option<Mutex<Histogram<u32>>>,
+    pub(crate) interval: Option<Mutex<Histogram<u32>>>,
 }
 
 impl LiveCounters {
@@ -49,20 +49,20 @@ impl LiveCounters {
     }
 
     /// Adds to a counter owned by this worker alone: a plain load and store.
-    pub fn bump(counter: &AtomicU64, by: u64) {
+    pub(crate) fn bump(counter: &AtomicU64, by: u64) {
         counter.store(counter.load(Ordering::Relaxed) + by, Ordering::Relaxed);
     }
 }
 
 /// The round's shared state.
 #[derive(Debug)]
-pub struct RoundControl {
+pub(crate) struct RoundControl {
     /// Current phase.
-    pub phase: AtomicU8,
+    pub(crate) phase: AtomicU8,
     /// Set when a worker hit an error that ends the round.
-    pub fatal: AtomicBool,
+    pub(crate) fatal: AtomicBool,
     /// One entry per worker.
-    pub live: Vec<CachePadded<LiveCounters>>,
+    pub(crate) live: Vec<CachePadded<LiveCounters>>,
     arrivals: Mutex<Arrivals>,
     changed: Condvar,
     connecting: Mutex<u32>,
@@ -74,7 +74,7 @@ pub struct RoundControl {
 const PARALLEL_CONNECTS: u32 = 32;
 
 /// A held slot of the connect limit; released when dropped.
-pub struct ConnectSlot<'a>(&'a RoundControl);
+pub(crate) struct ConnectSlot<'a>(&'a RoundControl);
 
 impl Drop for ConnectSlot<'_> {
     fn drop(&mut self) {
@@ -92,7 +92,7 @@ struct Arrivals {
 
 impl RoundControl {
     /// Control for `workers` workers; `with_interval` keeps per-interval histograms.
-    pub fn new(workers: usize, with_interval: bool) -> RoundControl {
+    pub(crate) fn new(workers: usize, with_interval: bool) -> RoundControl {
         RoundControl {
             phase: AtomicU8::new(CONNECTING),
             fatal: AtomicBool::new(false),
@@ -107,7 +107,7 @@ impl RoundControl {
     }
 
     /// Waits for one of the parallel-connect slots.
-    pub fn connect_slot(&self) -> ConnectSlot<'_> {
+    pub(crate) fn connect_slot(&self) -> ConnectSlot<'_> {
         let mut connecting = self.connecting.lock().unwrap_or_else(|e| e.into_inner());
         while *connecting >= PARALLEL_CONNECTS {
             connecting = self
@@ -121,7 +121,7 @@ impl RoundControl {
 
     /// A worker reports that its connection is ready (or failed), then waits for the
     /// start. Never blocks forever: the coordinator always moves the phase on.
-    pub fn arrive_and_wait(&self, connected: bool) {
+    pub(crate) fn arrive_and_wait(&self, connected: bool) {
         let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
         if connected {
             arrivals.connected += 1;
@@ -139,7 +139,7 @@ impl RoundControl {
 
     /// The coordinator waits until `workers` have arrived or `stop()` says to give up.
     /// Returns the number that failed to connect.
-    pub fn wait_arrivals(&self, workers: usize, stop: impl Fn() -> bool) -> usize {
+    pub(crate) fn wait_arrivals(&self, workers: usize, stop: impl Fn() -> bool) -> usize {
         let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
         while arrivals.connected + arrivals.failed < workers && !stop() {
             arrivals = self
@@ -152,19 +152,19 @@ impl RoundControl {
     }
 
     /// Moves every worker to `phase` and wakes those waiting at the start.
-    pub fn set_phase(&self, phase: u8) {
+    pub(crate) fn set_phase(&self, phase: u8) {
         let _guard = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
         self.phase.store(phase, Ordering::SeqCst);
         self.changed.notify_all();
     }
 
     /// Whether workers should keep running events.
-    pub fn running(&self) -> bool {
+    pub(crate) fn running(&self) -> bool {
         self.phase.load(Ordering::Relaxed) != STOP
     }
 
     /// Whether events completing now are counted.
-    pub fn measuring(&self) -> bool {
+    pub(crate) fn measuring(&self) -> bool {
         self.phase.load(Ordering::Relaxed) == MEASURE
     }
 }

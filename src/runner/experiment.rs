@@ -16,7 +16,7 @@ use crate::workload::schema;
 
 /// Runs the whole experiment. The results are returned (and saved) even when the run
 /// stopped early; the error says why it did.
-pub fn run(plan: &Plan, previous: Option<ResultsFile>) -> (ResultsFile, anyhow::Result<()>) {
+pub(crate) fn run(plan: &Plan, previous: Option<ResultsFile>) -> (ResultsFile, anyhow::Result<()>) {
     let resuming = previous.is_some();
     let mut results = previous.map_or_else(|| new_results(plan), resumed);
     let outcome = run_with_results(plan, &mut results, resuming);
@@ -29,7 +29,7 @@ fn new_results(plan: &Plan) -> ResultsFile {
         schema_version: results::SCHEMA_VERSION,
         abtest_version: env!("CARGO_PKG_VERSION").to_string(),
         status: RunStatus::Running,
-        plan: serde_json::to_value(plan).unwrap_or_default(),
+        plan: plan.clone(),
         host: HostFacts::read(),
         sides: plan
             .sides

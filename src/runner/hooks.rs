@@ -10,7 +10,7 @@ use crate::profile::Side;
 use crate::secret::{redact_sql, redact_sql_values};
 
 /// Runs `statements` on a fresh connection; the first failure is returned.
-pub fn run(
+pub(crate) fn run(
     connect: &ConnectSpec,
     side: Side,
     point: &str,
@@ -31,7 +31,7 @@ pub fn run(
 }
 
 /// Runs every teardown statement; returns the failures as messages.
-pub fn teardown(connect: &ConnectSpec, side: Side, statements: &[String]) -> Vec<String> {
+pub(crate) fn teardown(connect: &ConnectSpec, side: Side, statements: &[String]) -> Vec<String> {
     if statements.is_empty() {
         return Vec::new();
     }
@@ -65,13 +65,13 @@ fn hook_failure(side: Side, point: &str, sql: &str, error: &mysql::Error) -> Str
 
 /// Global variables a side's hooks set, with their values before the first hook ran.
 #[derive(Debug, Clone, Default)]
-pub struct GlobalSnapshot {
+pub(crate) struct GlobalSnapshot {
     values: Vec<(String, Option<String>)>,
 }
 
 /// The variable names of the `SET GLOBAL x = ...` / `SET @@global.x = ...` assignments in
 /// `statements`.
-pub fn global_variables(statements: &[String]) -> Vec<String> {
+pub(crate) fn global_variables(statements: &[String]) -> Vec<String> {
     let mut names = Vec::new();
     for sql in statements {
         let trimmed = sql.trim();
@@ -101,7 +101,7 @@ pub fn global_variables(statements: &[String]) -> Vec<String> {
 }
 
 /// Records the current values of every global variable the hooks set.
-pub fn snapshot(connect: &ConnectSpec, statements: &[String]) -> GlobalSnapshot {
+pub(crate) fn snapshot(connect: &ConnectSpec, statements: &[String]) -> GlobalSnapshot {
     let names = global_variables(statements);
     if names.is_empty() {
         return GlobalSnapshot::default();
@@ -125,7 +125,7 @@ pub fn snapshot(connect: &ConnectSpec, statements: &[String]) -> GlobalSnapshot 
 
 /// Puts back every recorded variable that still differs; returns what was restored (or
 /// could not be).
-pub fn restore(connect: &ConnectSpec, side: Side, snapshot: &GlobalSnapshot) -> Vec<String> {
+pub(crate) fn restore(connect: &ConnectSpec, side: Side, snapshot: &GlobalSnapshot) -> Vec<String> {
     if snapshot.values.is_empty() {
         return Vec::new();
     }

@@ -10,7 +10,7 @@ use crate::server::sandbox;
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Installs the signal handler; safe to call more than once.
-pub fn install() {
+pub(crate) fn install() {
     let _ = ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
             eprintln!("abtest: second interrupt, stopping servers and exiting now");
@@ -24,11 +24,11 @@ pub fn install() {
 }
 
 /// The flag workers and the coordinator watch.
-pub fn flag() -> &'static AtomicBool {
+pub(crate) fn flag() -> &'static AtomicBool {
     &INTERRUPTED
 }
 
 /// Whether a stop was requested.
-pub fn requested() -> bool {
+pub(crate) fn requested() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }

@@ -10,7 +10,7 @@ use crate::histogram;
 
 /// Prints one line per interval from the workers' live counters.
 #[derive(Debug)]
-pub struct IntervalReporter {
+pub(crate) struct IntervalReporter {
     label: String,
     threads: usize,
     interval: Duration,
@@ -21,7 +21,7 @@ pub struct IntervalReporter {
 
 impl IntervalReporter {
     /// A reporter whose lines start with `label`, such as `baseline round 3/10`.
-    pub fn new(label: String, threads: usize, interval: Duration) -> IntervalReporter {
+    pub(crate) fn new(label: String, threads: usize, interval: Duration) -> IntervalReporter {
         let now = Instant::now();
         IntervalReporter {
             label,
@@ -34,12 +34,12 @@ impl IntervalReporter {
     }
 
     /// When the next line is due.
-    pub fn due(&self) -> Instant {
+    pub(crate) fn due(&self) -> Instant {
         self.next
     }
 
     /// Prints a line if one is due.
-    pub fn tick(&mut self, control: &RoundControl) {
+    pub(crate) fn tick(&mut self, control: &RoundControl) {
         let now = Instant::now();
         if now < self.next {
             return;
@@ -111,7 +111,7 @@ fn interval_p95(control: &RoundControl) -> f64 {
 /// the whole experiment. Hidden when stderr is not a terminal; per-round lines and
 /// `--report-interval` lines take over there.
 #[derive(Debug)]
-pub struct Progress {
+pub(crate) struct Progress {
     bar: indicatif::ProgressBar,
     started: Instant,
     last: std::sync::Mutex<(Instant, u64)>,
@@ -119,7 +119,7 @@ pub struct Progress {
 
 impl Progress {
     /// A bar for an experiment expected to take `total`.
-    pub fn new(total: Duration) -> Progress {
+    pub(crate) fn new(total: Duration) -> Progress {
         use std::io::IsTerminal;
         let bar = if std::io::stderr().is_terminal() {
             let bar = indicatif::ProgressBar::new(total.as_millis().max(1) as u64);
@@ -140,7 +140,7 @@ impl Progress {
     }
 
     /// Prints a line above the bar (or on stderr when it is hidden).
-    pub fn line(&self, text: &str) {
+    pub(crate) fn line(&self, text: &str) {
         if self.bar.is_hidden() {
             eprintln!("{text}");
         } else {
@@ -149,7 +149,7 @@ impl Progress {
     }
 
     /// Updates the bar with the live TPS of the running round.
-    pub fn tick(&self, label: &str, control: &RoundControl) {
+    pub(crate) fn tick(&self, label: &str, control: &RoundControl) {
         if self.bar.is_hidden() {
             return;
         }
@@ -167,12 +167,12 @@ impl Progress {
     }
 
     /// Resets the live rate at the start of a round.
-    pub fn start_round(&self) {
+    pub(crate) fn start_round(&self) {
         *self.last.lock().unwrap_or_else(|e| e.into_inner()) = (Instant::now(), 0);
     }
 
     /// Removes the bar.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }

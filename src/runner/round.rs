@@ -36,31 +36,31 @@ const WORKER_STACK: usize = 512 * 1024;
 
 /// What one round runs.
 #[derive(Debug, Clone)]
-pub struct RoundSpec<'a> {
+pub(crate) struct RoundSpec<'a> {
     /// Where the round belongs in the schedule.
-    pub slot: Slot,
+    pub(crate) slot: Slot,
     /// How workers connect.
-    pub connect: &'a ConnectSpec,
+    pub(crate) connect: &'a ConnectSpec,
     /// The workload.
-    pub workload: &'a WorkloadSpec,
+    pub(crate) workload: &'a WorkloadSpec,
     /// Client behaviour.
-    pub client: &'a ClientOptions,
+    pub(crate) client: &'a ClientOptions,
     /// Distinct ids shared by all rounds of the run.
-    pub unique: Arc<UniqueSequence>,
+    pub(crate) unique: Arc<UniqueSequence>,
     /// Warm-up, not counted.
-    pub warmup: Duration,
+    pub(crate) warmup: Duration,
     /// Measured period.
-    pub duration: Duration,
+    pub(crate) duration: Duration,
     /// Seed of this round's workers.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Label of progress lines, such as `baseline round 3/10`.
-    pub label: String,
+    pub(crate) label: String,
     /// The live progress bar.
-    pub progress: &'a Progress,
+    pub(crate) progress: &'a Progress,
 }
 
 /// Runs one round. `interrupt` stops it early (the round is then marked interrupted).
-pub fn run_round(
+pub(crate) fn run_round(
     spec: &RoundSpec<'_>,
     interrupt: &AtomicBool,
     probe: &mut ServerProbe,

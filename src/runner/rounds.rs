@@ -21,7 +21,7 @@ const MAX_RESTARTS: u32 = 3;
 
 /// Runs every round of the schedule that `results` does not hold yet; `save` is called
 /// after every round.
-pub fn run_rounds(
+pub(crate) fn run_rounds(
     plan: &Plan,
     targets: &mut [Target; 2],
     results: &mut ResultsFile,

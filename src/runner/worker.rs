@@ -26,25 +26,25 @@ const LATE_AFTER: Duration = Duration::from_millis(1);
 
 /// What a worker measured.
 #[derive(Debug)]
-pub struct WorkerStats {
+pub(crate) struct WorkerStats {
     /// Latency of measured events, µs.
-    pub histogram: Histogram<u32>,
+    pub(crate) histogram: Histogram<u32>,
     /// Measured events.
-    pub events: u64,
+    pub(crate) events: u64,
     /// Statements of measured events.
-    pub queries: QueryCounts,
+    pub(crate) queries: QueryCounts,
     /// Errors by code during the measured period.
-    pub errors: BTreeMap<u16, u64>,
+    pub(crate) errors: BTreeMap<u16, u64>,
     /// Reconnects during the measured period.
-    pub reconnects: u64,
+    pub(crate) reconnects: u64,
     /// Events longer than the histogram's range.
-    pub saturated: u64,
+    pub(crate) saturated: u64,
     /// Open loop: measured events that started late.
-    pub late_events: u64,
+    pub(crate) late_events: u64,
     /// Open loop: the largest delay between intended and actual start.
-    pub max_lag: Duration,
+    pub(crate) max_lag: Duration,
     /// The error that ended this worker, if any.
-    pub failure: Option<String>,
+    pub(crate) failure: Option<String>,
 }
 
 impl WorkerStats {
@@ -79,19 +79,19 @@ impl WorkerStats {
 
 /// Everything a worker needs to run.
 #[derive(Debug, Clone)]
-pub struct WorkerSetup<'a> {
+pub(crate) struct WorkerSetup<'a> {
     /// How to connect.
-    pub connect: &'a ConnectSpec,
+    pub(crate) connect: &'a ConnectSpec,
     /// What to run.
-    pub workload: &'a WorkloadSpec,
+    pub(crate) workload: &'a WorkloadSpec,
     /// This connection's place in the round.
-    pub context: SessionContext,
+    pub(crate) context: SessionContext,
     /// Seed of this worker's random generator.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Which errors are counted and retried.
-    pub ignore: &'a IgnoreErrors,
+    pub(crate) ignore: &'a IgnoreErrors,
     /// Open-loop arrivals, when `--rate` is set.
-    pub arrivals: Option<&'a Arrivals>,
+    pub(crate) arrivals: Option<&'a Arrivals>,
 }
 
 /// A connection with its prepared workload.
@@ -107,7 +107,7 @@ fn open(setup: &WorkerSetup<'_>, seed: u64) -> Result<Session, mysql::Error> {
 }
 
 /// Connects, prepares, waits for the start, then runs events until the phase is STOP.
-pub fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats {
+pub(crate) fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats {
     let mut stats = WorkerStats::new();
     let live = &control.live[setup.context.thread as usize];
     let opened = {

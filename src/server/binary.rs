@@ -9,7 +9,7 @@ pub fn find_server_binary() -> Option<PathBuf> {
 }
 
 /// Finds the first of `names` on PATH, /usr/sbin or /usr/bin.
-pub fn find_program(names: &[&str]) -> Option<PathBuf> {
+pub(crate) fn find_program(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
     dirs.extend([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")]);
@@ -19,7 +19,7 @@ pub fn find_program(names: &[&str]) -> Option<PathBuf> {
         .find(|candidate| is_executable(candidate))
 }
 
-pub fn is_executable(path: &Path) -> bool {
+pub(crate) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata()
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)

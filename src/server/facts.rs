@@ -40,25 +40,25 @@ const INSTANCE_VARIABLES: &[&str] = &[
 
 /// What a server is and how it is configured.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ServerFacts {
+pub(crate) struct ServerFacts {
     /// `SELECT VERSION()`.
-    pub version: String,
+    pub(crate) version: String,
     /// `@@version_comment`.
-    pub version_comment: String,
+    pub(crate) version_comment: String,
     /// Active plugins and their status.
-    pub plugins: BTreeMap<String, String>,
+    pub(crate) plugins: BTreeMap<String, String>,
     /// TLS version of the client connection, or "none".
-    pub tls_version: String,
+    pub(crate) tls_version: String,
     /// TLS cipher of the client connection, or "none".
-    pub tls_cipher: String,
+    pub(crate) tls_cipher: String,
     /// `SHOW GLOBAL VARIABLES`.
-    pub variables: BTreeMap<String, String>,
+    pub(crate) variables: BTreeMap<String, String>,
 }
 
 impl ServerFacts {
     /// Reads the facts. `client` is a connection made like the workload's, so its TLS
     /// status is what the workload sees; `admin` may see more variables.
-    pub fn read(
+    pub(crate) fn read(
         admin: &mut mysql::Conn,
         client: &mut mysql::Conn,
     ) -> Result<ServerFacts, mysql::Error> {
@@ -87,19 +87,19 @@ impl ServerFacts {
 
 /// A variable whose value differs between the sides.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VariableDiff {
+pub(crate) struct VariableDiff {
     /// Variable name.
-    pub name: String,
+    pub(crate) name: String,
     /// Baseline value, or absent.
-    pub baseline: Option<String>,
+    pub(crate) baseline: Option<String>,
     /// Variant value, or absent.
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
 }
 
 /// The configuration differences between two servers, instance-specific noise excluded.
 /// The client TLS status is included as the pseudo-variables `client_tls_version` and
 /// `client_tls_cipher`, since it is often the very change under test.
-pub fn differences(baseline: &ServerFacts, variant: &ServerFacts) -> Vec<VariableDiff> {
+pub(crate) fn differences(baseline: &ServerFacts, variant: &ServerFacts) -> Vec<VariableDiff> {
     let with_client = |facts: &ServerFacts| {
         let mut all = normalized_paths(&facts.variables);
         all.insert("client_tls_version".into(), facts.tls_version.clone());

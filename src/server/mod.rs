@@ -2,9 +2,9 @@
 //! the facts read from any server so a report can prove what actually differed.
 
 pub mod binary;
-pub mod facts;
-pub mod options;
-pub mod probe;
+pub(crate) mod facts;
+pub(crate) mod options;
+pub(crate) mod probe;
 pub mod sandbox;
 pub mod tls;
 
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 /// What happens when a managed server dies during a round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum OnServerLoss {
+pub(crate) enum OnServerLoss {
     /// Mark the round failed and stop (exit 1).
     Fail,
     /// Restart the managed server and run the lost round again.

@@ -12,7 +12,7 @@ use super::sandbox::child_environment;
 
 /// The options `binary` accepts, lower case with `_` for `-`; `None` when the listing
 /// could not be read (not a MariaDB/MySQL server binary, or it failed).
-pub fn known_options(binary: &Path, plugin_options: &[String]) -> Option<BTreeSet<String>> {
+pub(crate) fn known_options(binary: &Path, plugin_options: &[String]) -> Option<BTreeSet<String>> {
     let output = Command::new(binary)
         .env_clear()
         .envs(child_environment())
@@ -46,7 +46,7 @@ fn option_names(help: &str) -> BTreeSet<String> {
 /// Whether mariadbd would accept `name`: it is known itself, or after the prefixes its
 /// parser interprets (`loose_`, `skip_`, `enable_`, `disable_`, `maximum_`), or it is an
 /// unambiguous abbreviation of a known name.
-pub fn is_known(known: &BTreeSet<String>, name: &str) -> bool {
+pub(crate) fn is_known(known: &BTreeSet<String>, name: &str) -> bool {
     let mut candidate = name.to_ascii_lowercase().replace('-', "_");
     loop {
         if known.contains(&candidate)
@@ -69,7 +69,7 @@ pub fn is_known(known: &BTreeSet<String>, name: &str) -> bool {
 }
 
 /// The known name closest to `name`, for the error message.
-pub fn closest(known: &BTreeSet<String>, name: &str) -> Option<String> {
+pub(crate) fn closest(known: &BTreeSet<String>, name: &str) -> Option<String> {
     let name = name.to_ascii_lowercase().replace('-', "_");
     known
         .iter()

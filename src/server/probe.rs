@@ -18,20 +18,20 @@ const STATUS_QUERY: &str = "SHOW GLOBAL STATUS WHERE Variable_name LIKE 'Com\\_%
 
 /// What the server did during one measured period.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ServerRound {
+pub(crate) struct ServerRound {
     /// Server CPU time (user + system) per transaction, µs; managed servers only.
-    pub cpu_us_per_tx: Option<f64>,
+    pub(crate) cpu_us_per_tx: Option<f64>,
     /// Server CPU time during the period, seconds; managed servers only.
-    pub cpu_seconds: Option<f64>,
+    pub(crate) cpu_seconds: Option<f64>,
     /// Mean of the `Threads_running` samples.
-    pub threads_running: Option<f64>,
+    pub(crate) threads_running: Option<f64>,
     /// Non-zero deltas of the selected status counters.
-    pub status: BTreeMap<String, u64>,
+    pub(crate) status: BTreeMap<String, u64>,
 }
 
 /// Takes the snapshots of one round.
 #[derive(Debug)]
-pub struct ServerProbe {
+pub(crate) struct ServerProbe {
     conn: Option<mysql::Conn>,
     pid: Option<u32>,
     status_before: BTreeMap<String, u64>,
@@ -41,7 +41,7 @@ pub struct ServerProbe {
 
 impl ServerProbe {
     /// A probe over a fresh admin connection; without one it measures nothing.
-    pub fn open(admin: &ConnectSpec, pid: Option<u32>) -> ServerProbe {
+    pub(crate) fn open(admin: &ConnectSpec, pid: Option<u32>) -> ServerProbe {
         ServerProbe {
             conn: admin.connect().ok(),
             pid,
@@ -51,25 +51,14 @@ impl ServerProbe {
         }
     }
 
-    /// A probe that measures nothing.
-    pub fn disabled() -> ServerProbe {
-        ServerProbe {
-            conn: None,
-            pid: None,
-            status_before: BTreeMap::new(),
-            cpu_before: None,
-            running: Vec::new(),
-        }
-    }
-
     /// Snapshot at the start of the measured period.
-    pub fn start(&mut self) {
+    pub(crate) fn start(&mut self) {
         self.status_before = self.status();
         self.cpu_before = self.pid.and_then(cpu::process_cpu);
     }
 
     /// One `Threads_running` sample.
-    pub fn sample(&mut self) {
+    pub(crate) fn sample(&mut self) {
         let Some(conn) = self.conn.as_mut() else {
             return;
         };
@@ -82,7 +71,7 @@ impl ServerProbe {
     }
 
     /// Snapshot at the end; the deltas since [`ServerProbe::start`].
-    pub fn finish(&mut self, transactions: u64) -> Option<ServerRound> {
+    pub(crate) fn finish(&mut self, transactions: u64) -> Option<ServerRound> {
         self.conn.as_ref()?;
         let after = self.status();
         let status: BTreeMap<String, u64> = after

@@ -32,9 +32,9 @@ use crate::secret::Secret;
 use crate::server::tls::{self, TlsFiles};
 
 /// Database and user created on every managed server.
-pub const DATABASE: &str = "sbtest";
+pub(crate) const DATABASE: &str = "sbtest";
 /// The application user created on every managed server.
-pub const USER: &str = "sbtest";
+pub(crate) const USER: &str = "sbtest";
 
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
 const STOP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -321,7 +321,7 @@ impl ManagedServer {
 
     /// Connection settings for the workload: TCP on loopback as `sbtest`, with the
     /// profile's client settings.
-    pub fn client_spec(&self, client: &ClientSpec) -> ConnectSpec {
+    pub(crate) fn client_spec(&self, client: &ClientSpec) -> ConnectSpec {
         let mut client = client.clone();
         if client.tls_ca.is_none()
             && matches!(client.tls, TlsMode::VerifyCa | TlsMode::VerifyIdentity)
@@ -341,7 +341,7 @@ impl ManagedServer {
     }
 
     /// Whether the server process is still running.
-    pub fn is_alive(&self) -> bool {
+    pub(crate) fn is_alive(&self) -> bool {
         self.pid().is_some_and(process_is_alive)
     }
 
@@ -366,7 +366,7 @@ impl ManagedServer {
     }
 
     /// The last `lines` lines of the server's error log.
-    pub fn log_tail(&self, lines: usize) -> String {
+    pub(crate) fn log_tail(&self, lines: usize) -> String {
         let mut text = String::new();
         if let Ok(mut file) = std::fs::File::open(self.dir().join("error.log")) {
             let _ = file.read_to_string(&mut text);
@@ -416,7 +416,7 @@ impl Drop for ManagedServer {
 
 /// Kills every live managed server at once and removes its directory: the forced exit
 /// path of a second Ctrl-C.
-pub fn kill_all_now() {
+pub(crate) fn kill_all_now() {
     let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     for (pid, dir) in live.iter() {
         // SAFETY: plain kill(2) on our own child.

@@ -21,9 +21,9 @@ pub struct TlsFiles {
     /// CA certificate, for clients that verify.
     pub ca: PathBuf,
     /// Server certificate.
-    pub cert: PathBuf,
+    pub(crate) cert: PathBuf,
     /// Server private key.
-    pub key: PathBuf,
+    pub(crate) key: PathBuf,
 }
 
 /// The names a managed server's certificate carries: every way abtest reaches it.

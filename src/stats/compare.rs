@@ -22,63 +22,63 @@ use crate::profile::Side;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
     /// Side the round belongs to.
-    pub side: Side,
+    pub(crate) side: Side,
     /// Thread level.
-    pub threads: u32,
+    pub(crate) threads: u32,
     /// Round index within the side and level; pairs rounds across sides.
-    pub index: u32,
+    pub(crate) index: u32,
     /// Metric name, such as `tps`.
-    pub metric: String,
+    pub(crate) metric: String,
     /// The value.
-    pub value: f64,
+    pub(crate) value: f64,
 }
 
 /// The comparison of one metric at one thread level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     /// Thread level.
-    pub threads: u32,
+    pub(crate) threads: u32,
     /// Metric name.
-    pub metric: String,
+    pub(crate) metric: String,
     /// Baseline sample summary.
-    pub baseline: Summary,
+    pub(crate) baseline: Summary,
     /// Variant sample summary.
-    pub variant: Summary,
+    pub(crate) variant: Summary,
     /// 100(ȳ/x̄ − 1).
-    pub change_pct: f64,
+    pub(crate) change_pct: f64,
     /// Fieller CI of the change in %, or `None` when unbounded.
-    pub ci_pct: Option<[f64; 2]>,
+    pub(crate) ci_pct: Option<[f64; 2]>,
     /// Paired-by-round CI of the change in %, when at least two pairs exist.
-    pub paired_ci_pct: Option<[f64; 2]>,
+    pub(crate) paired_ci_pct: Option<[f64; 2]>,
     /// Welch test of the difference ȳ − x̄.
-    pub welch: Welch,
+    pub(crate) welch: Welch,
     /// Fieller's g.
-    pub fieller_g: f64,
+    pub(crate) fieller_g: f64,
     /// Raw two-sided p-value.
-    pub p: f64,
+    pub(crate) p: f64,
     /// Holm-adjusted p-value within the comparison's family.
-    pub p_holm: f64,
+    pub(crate) p_holm: f64,
     /// The Holm family the comparison belongs to.
     #[serde(default)]
-    pub family: Family,
+    pub(crate) family: Family,
     /// Whether the Holm-adjusted p-value is below alpha.
-    pub significant: bool,
+    pub(crate) significant: bool,
     /// Geometric-mean change of the paired rounds in %, the paired point estimate.
-    pub paired_change_pct: Option<f64>,
+    pub(crate) paired_change_pct: Option<f64>,
     /// Tolerance applied to this metric, in %, when one was given.
-    pub tolerance_pct: Option<f64>,
+    pub(crate) tolerance_pct: Option<f64>,
     /// The (1 − 2α) interval of the change in % that the verdict reads.
-    pub verdict_ci_pct: Option<[f64; 2]>,
+    pub(crate) verdict_ci_pct: Option<[f64; 2]>,
     /// GO / NO-GO / INCONCLUSIVE, when a tolerance was given.
-    pub verdict: Option<Verdict>,
+    pub(crate) verdict: Option<Verdict>,
     /// Observed CV, minimum detectable effect and rounds needed.
-    pub power: Option<Power>,
+    pub(crate) power: Option<Power>,
 }
 
 /// The multiple-comparison family of a metric.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Family {
+pub(crate) enum Family {
     /// TPS and latency: what the verdict and tolerances address.
     #[default]
     Confirmatory,
@@ -88,7 +88,7 @@ pub enum Family {
 
 impl Family {
     /// The family of `metric`: TPS and latency metrics are confirmatory.
-    pub fn of(metric: &str) -> Family {
+    pub(crate) fn of(metric: &str) -> Family {
         if metric == "tps" || metric.starts_with("latency_") {
             Family::Confirmatory
         } else {
@@ -101,7 +101,7 @@ impl Family {
 /// confirmatory metrics first, each in the order levels and metrics first appear in
 /// `samples`. qps is left out at a level where it is the same multiple of tps in every
 /// round: it would only repeat tps.
-pub fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
+pub(crate) fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
     let mut keys: Vec<(u32, &str)> = Vec::new();
     for sample in samples {
         let key = (sample.threads, sample.metric.as_str());

@@ -5,7 +5,7 @@ use super::summary::Summary;
 
 /// Mann–Kendall trend test: the two-sided p-value of a monotonic trend in `values`
 /// (normal approximation without tie correction). `None` for fewer than 4 values.
-pub fn trend_p(values: &[f64]) -> Option<f64> {
+pub(crate) fn trend_p(values: &[f64]) -> Option<f64> {
     use statrs::distribution::{ContinuousCDF, Normal};
     let n = values.len();
     if n < 4 {
@@ -31,7 +31,7 @@ pub fn trend_p(values: &[f64]) -> Option<f64> {
 
 /// Indices of values further than 3.5 robust standard deviations (1.4826·MAD) from the
 /// median.
-pub fn mad_outliers(values: &[f64]) -> Vec<usize> {
+pub(crate) fn mad_outliers(values: &[f64]) -> Vec<usize> {
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
         let m = v.len() / 2;
@@ -59,7 +59,7 @@ pub fn mad_outliers(values: &[f64]) -> Vec<usize> {
 
 /// Warnings about one side's sample of one metric: `rounds` holds (round number, value)
 /// in round order, and every warning names rounds by their numbers, never by position.
-pub fn side_warnings(label: &str, rounds: &[(u32, f64)]) -> Vec<String> {
+pub(crate) fn side_warnings(label: &str, rounds: &[(u32, f64)]) -> Vec<String> {
     let values: Vec<f64> = rounds.iter().map(|(_, v)| *v).collect();
     let values = values.as_slice();
     let mut warnings = Vec::new();

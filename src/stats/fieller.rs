@@ -12,18 +12,18 @@ use super::welch::satterthwaite;
 
 /// A confidence interval for the ratio ȳ/x̄.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct RatioInterval {
+pub(crate) struct RatioInterval {
     /// Observed ratio ȳ/x̄.
-    pub ratio: f64,
+    pub(crate) ratio: f64,
     /// Bounds, or `None` when the interval is unbounded (A ≤ 0).
-    pub bounds: Option<[f64; 2]>,
+    pub(crate) bounds: Option<[f64; 2]>,
     /// Fieller's g = q²v₁/x̄²; above 0.05 the interval is noticeably asymmetric.
-    pub g: f64,
+    pub(crate) g: f64,
 }
 
 impl RatioInterval {
     /// Bounds as percentage changes, 100(R − 1).
-    pub fn percent_bounds(&self) -> Option<[f64; 2]> {
+    pub(crate) fn percent_bounds(&self) -> Option<[f64; 2]> {
         self.bounds
             .map(|[lo, hi]| [100.0 * (lo - 1.0), 100.0 * (hi - 1.0)])
     }
@@ -32,7 +32,7 @@ impl RatioInterval {
 /// Fieller interval for ȳ/x̄ at confidence 1 − alpha. The ratio does not depend on the
 /// unit, so both summaries are first brought to their common scale: no square of a mean
 /// near 1e200 (overflow) or 1e-90 (underflow, a false zero-width interval).
-pub fn fieller(x: &Summary, y: &Summary, alpha: f64) -> RatioInterval {
+pub(crate) fn fieller(x: &Summary, y: &Summary, alpha: f64) -> RatioInterval {
     let scale = common_scale(x, y);
     let (x, y) = (&x.in_units_of(scale), &y.in_units_of(scale));
     let (v1, v2) = (x.var_of_mean(), y.var_of_mean());

@@ -3,7 +3,7 @@
 
 /// Holm-adjusted p-values, in the order of `p`. Same as statsmodels
 /// `multipletests(p, method="holm")`.
-pub fn holm(p: &[f64]) -> Vec<f64> {
+pub(crate) fn holm(p: &[f64]) -> Vec<f64> {
     let m = p.len();
     let mut order: Vec<usize> = (0..m).collect();
     order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));

@@ -4,25 +4,25 @@
 //! The unit of analysis is one value per round per side. Per-second samples inside a
 //! round are autocorrelated and would make every interval look far too certain.
 
-pub mod compare;
-pub mod diagnostics;
-pub mod fieller;
-pub mod holm;
-pub mod paired;
-pub mod power;
-pub mod summary;
-pub mod verdict;
-pub mod welch;
+pub(crate) mod compare;
+pub(crate) mod diagnostics;
+pub(crate) mod fieller;
+pub(crate) mod holm;
+pub(crate) mod paired;
+pub(crate) mod power;
+pub(crate) mod summary;
+pub(crate) mod verdict;
+pub(crate) mod welch;
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The two-sided critical value t(1 - alpha/2, df).
-pub fn t_critical(alpha: f64, df: f64) -> f64 {
+pub(crate) fn t_critical(alpha: f64, df: f64) -> f64 {
     student(df).inverse_cdf(1.0 - alpha / 2.0)
 }
 
 /// Two-sided p-value of a t statistic.
-pub fn two_sided_p(t: f64, df: f64) -> f64 {
+pub(crate) fn two_sided_p(t: f64, df: f64) -> f64 {
     2.0 * student(df).sf(t.abs())
 }
 

@@ -8,7 +8,7 @@ use super::t_critical;
 
 /// CI of the ratio from paired rounds: exp(d̄ ± t·s_d/√n) with d_k = ln(y_k/x_k).
 /// `None` with fewer than two pairs or a non-positive value.
-pub fn paired_ratio_ci(x: &[f64], y: &[f64], alpha: f64) -> Option<[f64; 2]> {
+pub(crate) fn paired_ratio_ci(x: &[f64], y: &[f64], alpha: f64) -> Option<[f64; 2]> {
     let logs: Vec<f64> = x.iter().zip(y).map(|(a, b)| (b / a).ln()).collect();
     if logs.len() < 2 || logs.iter().any(|d| !d.is_finite()) {
         return None;

@@ -9,18 +9,18 @@ use statrs::distribution::{ContinuousCDF, Normal};
 
 /// Power figures of one comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Power {
+pub(crate) struct Power {
     /// Observed coefficient of variation (root mean square of both sides' CVs).
-    pub cv: f64,
+    pub(crate) cv: f64,
     /// Minimum detectable effect at the run's n, as a fraction.
-    pub mde: f64,
+    pub(crate) mde: f64,
     /// Rounds per side needed to decide, when a target effect is known.
-    pub rounds_needed: Option<u32>,
+    pub(crate) rounds_needed: Option<u32>,
 }
 
 /// What a run is planned for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Test {
+pub(crate) enum Test {
     /// Finding a change significant: two-sided at α.
     Significance,
     /// Deciding a tolerance (GO or NO-GO): one-sided at α, as the verdict reads it.
@@ -37,12 +37,24 @@ fn z_sum(alpha: f64, power: f64, test: Test) -> f64 {
 }
 
 /// Minimum detectable effect (fraction) for CV `cv` and `n` rounds per side.
-pub fn minimum_detectable_effect(cv: f64, n: usize, alpha: f64, power: f64, test: Test) -> f64 {
+pub(crate) fn minimum_detectable_effect(
+    cv: f64,
+    n: usize,
+    alpha: f64,
+    power: f64,
+    test: Test,
+) -> f64 {
     z_sum(alpha, power, test) * cv * (2.0 / n as f64).sqrt()
 }
 
 /// Rounds per side needed to detect `effect` (fraction) at CV `cv`; at least 2.
-pub fn rounds_needed(cv: f64, effect: f64, alpha: f64, power: f64, test: Test) -> Option<u32> {
+pub(crate) fn rounds_needed(
+    cv: f64,
+    effect: f64,
+    alpha: f64,
+    power: f64,
+    test: Test,
+) -> Option<u32> {
     if effect <= 0.0 || !effect.is_finite() {
         return None;
     }
@@ -52,7 +64,7 @@ pub fn rounds_needed(cv: f64, effect: f64, alpha: f64, power: f64, test: Test) -
 
 /// Power figures for CVs of both sides, n rounds per side, and an optional target
 /// effect with the test that will judge it.
-pub fn power(
+pub(crate) fn power(
     cv_baseline: f64,
     cv_variant: f64,
     n: usize,

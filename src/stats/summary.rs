@@ -4,21 +4,21 @@ use serde::{Deserialize, Serialize};
 
 /// n, mean, standard deviation (ddof = 1) and coefficient of variation of a sample.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Number of rounds.
-    pub n: usize,
+    pub(crate) n: usize,
     /// Arithmetic mean.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Sample standard deviation (ddof = 1); 0 for n < 2.
-    pub sd: f64,
+    pub(crate) sd: f64,
     /// sd / mean; 0 when the mean is 0.
-    pub cv: f64,
+    pub(crate) cv: f64,
 }
 
 impl Summary {
     /// Summarises a sample. The values are scaled to at most 1 in magnitude before they
     /// are squared, so 1e200 and 1e-90 give the same relative answers as values near 1.
-    pub fn of(values: &[f64]) -> Summary {
+    pub(crate) fn of(values: &[f64]) -> Summary {
         let n = values.len();
         let scale = scale_of(values.iter().map(|v| v.abs()));
         let unit: Vec<f64> = values.iter().map(|v| v / scale).collect();
@@ -38,7 +38,7 @@ impl Summary {
     }
 
     /// Variance of the mean, s²/n.
-    pub fn var_of_mean(&self) -> f64 {
+    pub(crate) fn var_of_mean(&self) -> f64 {
         if self.n == 0 {
             0.0
         } else {
@@ -61,7 +61,7 @@ pub(crate) fn common_scale(x: &Summary, y: &Summary) -> f64 {
 }
 
 /// Arithmetic mean; 0 for an empty slice.
-pub fn mean(values: &[f64]) -> f64 {
+pub(crate) fn mean(values: &[f64]) -> f64 {
     if values.is_empty() {
         0.0
     } else {
@@ -70,7 +70,7 @@ pub fn mean(values: &[f64]) -> f64 {
 }
 
 /// Sample variance with ddof = 1; 0 for fewer than 2 values.
-pub fn variance(values: &[f64]) -> f64 {
+pub(crate) fn variance(values: &[f64]) -> f64 {
     if values.len() < 2 {
         return 0.0;
     }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// The decision for one metric or the whole run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING-KEBAB-CASE")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The change is within the tolerance.
     Go,
     /// The change is worse than the tolerance.
@@ -19,7 +19,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// The label printed in reports.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verdict::Go => "GO",
             Verdict::NoGo => "NO-GO",
@@ -28,7 +28,7 @@ impl Verdict {
     }
 
     /// The exit code of a run with this overall verdict.
-    pub fn exit_code(self) -> i32 {
+    pub(crate) fn exit_code(self) -> i32 {
         match self {
             Verdict::Go => crate::exit::SUCCESS,
             Verdict::NoGo => crate::exit::NO_GO,
@@ -40,7 +40,7 @@ impl Verdict {
 /// Whether larger values of a metric are better (throughput) or worse (latency, cost).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Direction {
+pub(crate) enum Direction {
     /// Throughput: a loss is bad.
     HigherIsBetter,
     /// Latency, errors, cost: an increase is bad.
@@ -49,7 +49,7 @@ pub enum Direction {
 
 /// The verdict for a ratio interval `bounds` (of variant/baseline, at 1 − 2α) against a
 /// tolerance `delta` (a fraction: 0.05 = 5 %). An unbounded interval is INCONCLUSIVE.
-pub fn ratio_verdict(bounds: Option<[f64; 2]>, direction: Direction, delta: f64) -> Verdict {
+pub(crate) fn ratio_verdict(bounds: Option<[f64; 2]>, direction: Direction, delta: f64) -> Verdict {
     let Some([low, high]) = bounds else {
         return Verdict::Inconclusive;
     };
@@ -79,7 +79,7 @@ pub fn ratio_verdict(bounds: Option<[f64; 2]>, direction: Direction, delta: f64)
 
 /// The verdict for an absolute interval `bounds` of a lower-is-better quantity against
 /// an absolute limit (used for the error rate, whose baseline is often zero).
-pub fn absolute_verdict(bounds: [f64; 2], limit: f64) -> Verdict {
+pub(crate) fn absolute_verdict(bounds: [f64; 2], limit: f64) -> Verdict {
     if bounds[1] < limit {
         Verdict::Go
     } else if bounds[0] > limit {
@@ -90,7 +90,7 @@ pub fn absolute_verdict(bounds: [f64; 2], limit: f64) -> Verdict {
 }
 
 /// The overall verdict of the metrics that had a tolerance; `None` when none had one.
-pub fn overall(verdicts: impl IntoIterator<Item = Verdict>) -> Option<Verdict> {
+pub(crate) fn overall(verdicts: impl IntoIterator<Item = Verdict>) -> Option<Verdict> {
     let mut result = None;
     for verdict in verdicts {
         result = Some(match (result, verdict) {

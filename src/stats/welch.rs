@@ -8,23 +8,23 @@ use super::{t_critical, two_sided_p};
 
 /// The result of a Welch test.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Welch {
+pub(crate) struct Welch {
     /// ȳ − x̄.
-    pub diff: f64,
+    pub(crate) diff: f64,
     /// Standard error of the difference.
-    pub se: f64,
+    pub(crate) se: f64,
     /// t statistic; absent when both sides have zero variance.
-    pub t: Option<f64>,
+    pub(crate) t: Option<f64>,
     /// Welch–Satterthwaite degrees of freedom; absent when both variances are zero.
-    pub df: Option<f64>,
+    pub(crate) df: Option<f64>,
     /// Two-sided p-value.
-    pub p: f64,
+    pub(crate) p: f64,
     /// Confidence interval of the difference.
-    pub ci: [f64; 2],
+    pub(crate) ci: [f64; 2],
 }
 
 /// Welch–Satterthwaite degrees of freedom for variances of the mean `v1`, `v2`.
-pub fn satterthwaite(v1: f64, n1: usize, v2: f64, n2: usize) -> Option<f64> {
+pub(crate) fn satterthwaite(v1: f64, n1: usize, v2: f64, n2: usize) -> Option<f64> {
     let denominator = v1 * v1 / (n1 as f64 - 1.0) + v2 * v2 / (n2 as f64 - 1.0);
     let df = (v1 + v2).powi(2) / denominator;
     (denominator > 0.0 && df.is_finite()).then_some(df)
@@ -32,7 +32,7 @@ pub fn satterthwaite(v1: f64, n1: usize, v2: f64, n2: usize) -> Option<f64> {
 
 /// Welch's test of baseline `x` against variant `y` at level `alpha`, computed in units
 /// of the data's own scale so that no square overflows or underflows.
-pub fn welch(x: &Summary, y: &Summary, alpha: f64) -> Welch {
+pub(crate) fn welch(x: &Summary, y: &Summary, alpha: f64) -> Welch {
     let scale = common_scale(x, y);
     let unit = welch_unit(&x.in_units_of(scale), &y.in_units_of(scale), alpha);
     let diff = y.mean - x.mean;

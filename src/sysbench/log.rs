@@ -15,21 +15,21 @@ use crate::profile::Side;
 
 /// One sysbench run, summarised.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Run {
+pub(crate) struct Run {
     /// Client threads, when the log shows them.
-    pub threads: Option<u32>,
+    pub(crate) threads: Option<u32>,
     /// Transactions per second.
-    pub tps: f64,
+    pub(crate) tps: f64,
     /// Queries per second, when reported.
-    pub qps: Option<f64>,
+    pub(crate) qps: Option<f64>,
     /// Mean latency, ms.
-    pub latency_mean_ms: Option<f64>,
+    pub(crate) latency_mean_ms: Option<f64>,
     /// The reported latency percentile, ms (95th unless `--percentile` said otherwise).
-    pub latency_p95_ms: Option<f64>,
+    pub(crate) latency_p95_ms: Option<f64>,
 }
 
 /// Splits a log into runs and summarises each.
-pub fn parse(text: &str) -> Vec<Run> {
+pub(crate) fn parse(text: &str) -> Vec<Run> {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let starts: Vec<usize> = flat
         .match_indices("Running the test with following options")
@@ -137,7 +137,7 @@ fn per_second_after(text: &str, label: &str) -> Option<f64> {
 
 /// The per-round CSV of runs from the baseline and variant logs; every run has its
 /// thread count by now (see the command).
-pub fn to_csv(sides: &[(Side, Vec<Run>)]) -> String {
+pub(crate) fn to_csv(sides: &[(Side, Vec<Run>)]) -> String {
     let mut out = String::from("side,threads,round,tps,qps,latency_mean_ms,latency_p95_ms\n");
     let cell = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
     for (side, runs) in sides {

@@ -2,5 +2,5 @@
 //! options, and importing sysbench result logs as per-round values for `abtest analyze`.
 //! Users arrive with years of sysbench habits and logs; both should carry over.
 
-pub mod log;
-pub mod translate;
+pub(crate) mod log;
+pub(crate) mod translate;

@@ -11,15 +11,15 @@ use std::fmt::Write as _;
 
 /// The result of a translation.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Translation {
+pub(crate) struct Translation {
     /// abtest options, in a stable order.
-    pub options: Vec<(String, String)>,
+    pub(crate) options: Vec<(String, String)>,
     /// `[connection]` keys and TOML values.
-    pub connection: Vec<(String, String)>,
+    pub(crate) connection: Vec<(String, String)>,
     /// Options that were not mapped, with the reason.
-    pub unmapped: Vec<(String, String)>,
+    pub(crate) unmapped: Vec<(String, String)>,
     /// Remarks about how the meaning changes.
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Options whose abtest name is the sysbench 1.0 name (0.4 adds an `oltp-` prefix).
@@ -106,7 +106,7 @@ const SYSBENCH_DEFAULTS: &[(&str, &str)] = &[
 ];
 
 /// Translates a sysbench command line; what is not one is an error.
-pub fn translate(command_line: &str) -> Result<Translation, String> {
+pub(crate) fn translate(command_line: &str) -> Result<Translation, String> {
     let words = shlex::split(command_line).ok_or("the command line has an unclosed quote")?;
     check_is_sysbench(&words)?;
     let (options, positional) = normalise(&words);
@@ -390,7 +390,7 @@ impl Translation {
     }
 
     /// The text printed by `abtest from-sysbench`.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::from("# abtest workload options\n");
         let options: Vec<String> = self
             .options

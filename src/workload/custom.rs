@@ -47,20 +47,20 @@ use crate::workload::statement::Stmt;
 pub struct CustomWorkload {
     /// Whether the sbtest tables are prepared as for the built-in workloads.
     #[serde(default = "yes")]
-    pub sbtest: bool,
+    pub(crate) sbtest: bool,
     /// SQL run once per side before the first round.
     #[serde(default)]
-    pub setup: Vec<String>,
+    pub(crate) setup: Vec<String>,
     /// Tables this workload creates (in `setup`) and owns: the only ones besides sbtestN
     /// that abtest may find in the database, and that `abtest cleanup` may drop.
     #[serde(default)]
-    pub tables: Vec<String>,
+    pub(crate) tables: Vec<String>,
     /// Typed random parameters.
     #[serde(default)]
-    pub params: BTreeMap<String, Param>,
+    pub(crate) params: BTreeMap<String, Param>,
     /// Weighted transactions.
     #[serde(rename = "transaction")]
-    pub transactions: Vec<Transaction>,
+    pub(crate) transactions: Vec<Transaction>,
 }
 
 fn yes() -> bool {
@@ -70,7 +70,7 @@ fn yes() -> bool {
 /// A typed random parameter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Param {
+pub(crate) enum Param {
     /// A row id from the workload's distribution over 1..=table_size.
     Id,
     /// A table number 1..=tables, inlined into the statement text.
@@ -92,17 +92,17 @@ pub enum Param {
 /// One weighted transaction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Transaction {
+pub(crate) struct Transaction {
     /// Name, used in messages.
-    pub name: String,
+    pub(crate) name: String,
     /// Relative frequency.
     #[serde(default = "one")]
-    pub weight: u32,
+    pub(crate) weight: u32,
     /// Wrap the statements in BEGIN/COMMIT.
     #[serde(default)]
-    pub begin: bool,
+    pub(crate) begin: bool,
     /// SQL with `{param}` placeholders.
-    pub statements: Vec<String>,
+    pub(crate) statements: Vec<String>,
 }
 
 fn one() -> u32 {
@@ -111,7 +111,7 @@ fn one() -> u32 {
 
 impl CustomWorkload {
     /// Reads and validates a workload file; errors name the file, the line and the statement.
-    pub fn load(path: &Path) -> anyhow::Result<CustomWorkload> {
+    pub(crate) fn load(path: &Path) -> anyhow::Result<CustomWorkload> {
         let source = std::fs::read_to_string(path).map_err(|e| {
             UsageError::err(format!(
                 "workload file {}: cannot read it ({e})",
@@ -251,7 +251,7 @@ struct PreparedStatement {
 
 /// A connection's prepared custom workload.
 #[derive(Debug)]
-pub struct CustomSession {
+pub(crate) struct CustomSession {
     workload: CustomWorkload,
     transactions: Vec<Vec<PreparedStatement>>,
     total_weight: u32,
@@ -262,7 +262,7 @@ pub struct CustomSession {
 
 impl CustomSession {
     /// Prepares every statement on `conn`.
-    pub fn prepare(
+    pub(crate) fn prepare(
         conn: &mut Conn,
         workload: &CustomWorkload,
         tables: u32,
@@ -289,7 +289,7 @@ impl CustomSession {
     }
 
     /// Runs one event: a transaction chosen by weight.
-    pub fn event(
+    pub(crate) fn event(
         &mut self,
         conn: &mut Conn,
         rng: &mut WorkloadRng,
@@ -329,7 +329,7 @@ impl CustomSession {
     }
 
     /// Whether any transaction runs inside BEGIN/COMMIT (a failed one needs a ROLLBACK).
-    pub fn uses_transactions(&self) -> bool {
+    pub(crate) fn uses_transactions(&self) -> bool {
         self.workload.transactions.iter().any(|t| t.begin)
     }
 

@@ -4,10 +4,10 @@
 //! statement (DESIGN §7), so that a DBA's sysbench intuition carries over unchanged.
 
 pub mod custom;
-pub mod oltp;
-pub mod random;
-pub mod schema;
-pub mod statement;
+pub(crate) mod oltp;
+pub(crate) mod random;
+pub(crate) mod schema;
+pub(crate) mod statement;
 
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +20,7 @@ use clap::ValueEnum;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[value(rename_all = "snake_case")]
-pub enum WorkloadName {
+pub(crate) enum WorkloadName {
     /// BEGIN, 10 point selects, 4 range selects, 2 updates, delete+insert, COMMIT.
     OltpReadWrite,
     /// BEGIN, 10 point selects, 4 range selects, COMMIT.
@@ -50,7 +50,7 @@ pub enum WorkloadName {
 
 impl WorkloadName {
     /// The sysbench script name of this workload.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             WorkloadName::OltpReadWrite => "oltp_read_write",
             WorkloadName::OltpReadOnly => "oltp_read_only",
@@ -68,7 +68,7 @@ impl WorkloadName {
     }
 
     /// Whether the workload modifies rows (matters for data safety checks).
-    pub fn writes(self) -> bool {
+    pub(crate) fn writes(self) -> bool {
         !matches!(
             self,
             WorkloadName::OltpReadOnly
@@ -82,7 +82,7 @@ impl WorkloadName {
 /// How the sbtest tables are made ready before the first round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PrepareMode {
+pub(crate) enum PrepareMode {
     /// Reuse tables whose shape and row count match; create them otherwise.
     Auto,
     /// Drop abtest's own tables and create them again.
@@ -94,7 +94,7 @@ pub enum PrepareMode {
 /// Whether statements are prepared on the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PsMode {
+pub(crate) enum PsMode {
     /// Server-side prepared statements.
     Auto,
     /// Plain text queries.
@@ -103,64 +103,65 @@ pub enum PsMode {
 
 /// The fully resolved workload, identical for both sides.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct WorkloadSpec {
+pub(crate) struct WorkloadSpec {
     /// sysbench script name.
-    pub name: WorkloadName,
+    pub(crate) name: WorkloadName,
     /// Number of sbtest tables.
-    pub tables: u32,
+    pub(crate) tables: u32,
     /// Rows per table.
-    pub table_size: u32,
+    pub(crate) table_size: u32,
     /// How tables are made ready.
-    pub prepare: PrepareMode,
+    pub(crate) prepare: PrepareMode,
     /// Rows covered by a range query.
-    pub range_size: u32,
+    pub(crate) range_size: u32,
     /// Point selects per event.
-    pub point_selects: u32,
+    pub(crate) point_selects: u32,
     /// Simple range selects per event.
-    pub simple_ranges: u32,
+    pub(crate) simple_ranges: u32,
     /// SUM range selects per event.
-    pub sum_ranges: u32,
+    pub(crate) sum_ranges: u32,
     /// ORDER BY range selects per event.
-    pub order_ranges: u32,
+    pub(crate) order_ranges: u32,
     /// DISTINCT range selects per event.
-    pub distinct_ranges: u32,
+    pub(crate) distinct_ranges: u32,
     /// Index updates per event.
-    pub index_updates: u32,
+    pub(crate) index_updates: u32,
     /// Non-index updates per event.
-    pub non_index_updates: u32,
+    pub(crate) non_index_updates: u32,
     /// DELETE+INSERT pairs per event.
-    pub delete_inserts: u32,
+    pub(crate) delete_inserts: u32,
     /// Whether range selects run at all.
-    pub range_selects: bool,
+    pub(crate) range_selects: bool,
     /// Autocommit mode instead of BEGIN/COMMIT.
-    pub skip_trx: bool,
+    pub(crate) skip_trx: bool,
     /// AUTO_INCREMENT ids (on) or client-generated ids (off).
-    pub auto_inc: bool,
+    pub(crate) auto_inc: bool,
     /// `KEY xid` in place of the PRIMARY KEY.
-    pub secondary: bool,
+    pub(crate) secondary: bool,
     /// Create the index `k_N` on k after loading.
-    pub create_secondary: bool,
+    pub(crate) create_secondary: bool,
     /// Storage engine of the tables.
-    pub storage_engine: String,
+    pub(crate) storage_engine: String,
     /// Points in select_random_points' IN() list.
-    pub random_points: u32,
+    pub(crate) random_points: u32,
     /// Ranges in select_random_ranges.
-    pub number_of_ranges: u32,
+    pub(crate) number_of_ranges: u32,
     /// Width of select_random_ranges' ranges.
-    pub delta: u32,
+    pub(crate) delta: u32,
     /// Prepared statements or text queries.
-    pub ps_mode: PsMode,
+    pub(crate) ps_mode: PsMode,
     /// Distribution of row ids (sysbench 1.0 defaults to `special`; abtest to uniform).
-    pub rand: RandSpec,
+    pub(crate) rand: RandSpec,
     /// The custom workload of `--workload-file`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub custom: Option<CustomWorkload>,
+    pub(crate) custom: Option<CustomWorkload>,
 }
 
 impl WorkloadSpec {
     /// The workload `name` with sysbench 1.0.20's defaults for every setting, as its
     /// script runs it without options (abtest's one departure: uniform ids).
-    pub fn sysbench(name: WorkloadName) -> WorkloadSpec {
+    #[cfg(test)]
+    pub(crate) fn sysbench(name: WorkloadName) -> WorkloadSpec {
         WorkloadSpec {
             name,
             tables: 1,
@@ -201,7 +202,7 @@ impl WorkloadSpec {
     }
 
     /// Checks the settings that sysbench itself would reject.
-    pub fn validate(&self) -> anyhow::Result<()> {
+    pub(crate) fn validate(&self) -> anyhow::Result<()> {
         self.rand.validate().map_err(UsageError::err)?;
         if self.tables == 0 {
             return Err(UsageError::err("--tables must be above zero"));
@@ -240,7 +241,7 @@ impl WorkloadSpec {
     }
 
     /// select_random_points and select_random_ranges use sbtest1 only.
-    pub fn single_table(&self) -> bool {
+    pub(crate) fn single_table(&self) -> bool {
         matches!(
             self.name,
             WorkloadName::SelectRandomPoints | WorkloadName::SelectRandomRanges
@@ -249,12 +250,12 @@ impl WorkloadSpec {
 
     /// oltp_insert with client ids starts from empty tables, as sysbench does, so the
     /// generated ids cannot collide with loaded ones.
-    pub fn empty_tables(&self) -> bool {
+    pub(crate) fn empty_tables(&self) -> bool {
         self.name == WorkloadName::OltpInsert && !self.auto_inc
     }
 
     /// Rows each sbtest table holds after preparation.
-    pub fn prepared_rows(&self) -> u32 {
+    pub(crate) fn prepared_rows(&self) -> u32 {
         if self.empty_tables() {
             0
         } else {
@@ -263,17 +264,17 @@ impl WorkloadSpec {
     }
 
     /// Whether events change data (custom workloads are assumed to).
-    pub fn writes(&self) -> bool {
+    pub(crate) fn writes(&self) -> bool {
         self.name.writes()
     }
 
     /// Whether the sbtest tables are needed.
-    pub fn uses_sbtest(&self) -> bool {
+    pub(crate) fn uses_sbtest(&self) -> bool {
         self.custom.as_ref().is_none_or(|c| c.sbtest)
     }
 
     /// Whether an event is wrapped in BEGIN/COMMIT.
-    pub fn uses_transactions(&self) -> bool {
+    pub(crate) fn uses_transactions(&self) -> bool {
         !self.skip_trx
             && matches!(
                 self.name,
@@ -284,7 +285,7 @@ impl WorkloadSpec {
     }
 
     /// One-line description for plans and reports.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let switch = |on: bool| if on { "on" } else { "off" };
         format!(
             "{} on {} table(s) x {} rows, rand-type {}, {} statements\n          \

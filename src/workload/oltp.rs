@@ -22,25 +22,25 @@ const BULK_PACKET_SIZE: usize = 512 * 1024;
 
 /// Statements executed by kind, as sysbench reports reads/writes/other.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct QueryCounts {
+pub(crate) struct QueryCounts {
     /// SELECT statements.
-    pub read: u64,
+    pub(crate) read: u64,
     /// UPDATE, DELETE and INSERT statements.
-    pub write: u64,
+    pub(crate) write: u64,
     /// BEGIN and COMMIT.
-    pub other: u64,
+    pub(crate) other: u64,
 }
 
 impl QueryCounts {
     /// Adds another set of counts.
-    pub fn add(&mut self, other: &QueryCounts) {
+    pub(crate) fn add(&mut self, other: &QueryCounts) {
         self.read += other.read;
         self.write += other.write;
         self.other += other.other;
     }
 
     /// All statements.
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.read + self.write + self.other
     }
 }
@@ -130,13 +130,13 @@ fn event_groups(spec: &WorkloadSpec) -> Vec<(Group, u32)> {
 
 /// Where this connection sits among the round's connections.
 #[derive(Debug, Clone)]
-pub struct SessionContext {
+pub(crate) struct SessionContext {
     /// 0-based index of the connection.
-    pub thread: u32,
+    pub(crate) thread: u32,
     /// Connections in the round.
-    pub threads: u32,
+    pub(crate) threads: u32,
     /// Distinct ids for oltp_insert with client-generated ids.
-    pub unique: Arc<UniqueSequence>,
+    pub(crate) unique: Arc<UniqueSequence>,
 }
 
 /// What an event does, with everything it needs prepared.
@@ -159,7 +159,7 @@ enum Script {
 
 /// A connection's prepared workload.
 #[derive(Debug)]
-pub struct OltpSession {
+pub(crate) struct OltpSession {
     script: Script,
     spec: WorkloadSpec,
     context: SessionContext,
@@ -169,7 +169,7 @@ pub struct OltpSession {
 
 impl OltpSession {
     /// Prepares every statement of the workload on `conn`.
-    pub fn prepare(
+    pub(crate) fn prepare(
         conn: &mut Conn,
         spec: &WorkloadSpec,
         context: SessionContext,
@@ -230,12 +230,16 @@ impl OltpSession {
     }
 
     /// Whether events run inside BEGIN/COMMIT.
-    pub fn uses_transactions(&self) -> bool {
+    pub(crate) fn uses_transactions(&self) -> bool {
         self.transactions
     }
 
     /// Runs one event; `counts` receives every statement that completed.
-    pub fn event(&mut self, conn: &mut Conn, counts: &mut QueryCounts) -> Result<(), mysql::Error> {
+    pub(crate) fn event(
+        &mut self,
+        conn: &mut Conn,
+        counts: &mut QueryCounts,
+    ) -> Result<(), mysql::Error> {
         if let Script::Custom(session) = &mut self.script {
             return session.event(conn, &mut self.rng, counts);
         }
@@ -279,7 +283,7 @@ impl OltpSession {
     }
 
     /// Ends the session: flushes a pending bulk insert, as sysbench does at thread exit.
-    pub fn finish(&mut self, conn: &mut Conn) -> Result<(), mysql::Error> {
+    pub(crate) fn finish(&mut self, conn: &mut Conn) -> Result<(), mysql::Error> {
         if let Script::Bulk { buffer, .. } = &mut self.script
             && !buffer.is_empty()
         {

@@ -14,14 +14,14 @@ use rand::{Rng, SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
 /// sysbench's template for the `c` column: 10 groups of 11 digits, 119 characters.
-pub const C_TEMPLATE: &str = "###########-###########-###########-###########-###########-###########-###########-###########-###########-###########";
+pub(crate) const C_TEMPLATE: &str = "###########-###########-###########-###########-###########-###########-###########-###########-###########-###########";
 /// sysbench's template for the `pad` column: 5 groups of 11 digits, 59 characters.
-pub const PAD_TEMPLATE: &str = "###########-###########-###########-###########-###########";
+pub(crate) const PAD_TEMPLATE: &str = "###########-###########-###########-###########-###########";
 
 /// The distribution of row ids (`--rand-type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RandType {
+pub(crate) enum RandType {
     /// Every row equally likely (abtest's default).
     Uniform,
     /// Sum of `rand_spec_iter` uniforms: bell-shaped around the middle.
@@ -37,19 +37,19 @@ pub enum RandType {
 
 /// A distribution with its parameters, as sysbench's `--rand-*` options.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct RandSpec {
+pub(crate) struct RandSpec {
     /// Which distribution.
-    pub kind: RandType,
+    pub(crate) kind: RandType,
     /// `--rand-spec-iter` (gaussian and special).
-    pub spec_iter: u32,
+    pub(crate) spec_iter: u32,
     /// `--rand-spec-pct` (special).
-    pub spec_pct: u32,
+    pub(crate) spec_pct: u32,
     /// `--rand-spec-res` (special).
-    pub spec_res: u32,
+    pub(crate) spec_res: u32,
     /// `--rand-pareto-h`.
-    pub pareto_h: f64,
+    pub(crate) pareto_h: f64,
     /// `--rand-zipfian-exp`.
-    pub zipfian_exp: f64,
+    pub(crate) zipfian_exp: f64,
 }
 
 impl Default for RandSpec {
@@ -67,7 +67,7 @@ impl Default for RandSpec {
 
 impl RandSpec {
     /// Checks the parameters; the message names the flag.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         if self.spec_iter == 0 {
             return Err("--rand-spec-iter must be at least 1".into());
         }
@@ -154,7 +154,7 @@ fn expm1_over_x(x: f64) -> f64 {
 
 /// A worker's random source.
 #[derive(Debug, Clone)]
-pub struct WorkloadRng {
+pub(crate) struct WorkloadRng {
     rng: SmallRng,
     spec: RandSpec,
     zipf: Option<Zipf>,
@@ -162,12 +162,13 @@ pub struct WorkloadRng {
 
 impl WorkloadRng {
     /// A uniform generator whose sequence depends only on `seed`.
-    pub fn seeded(seed: u64) -> Self {
+    #[cfg(test)]
+    pub(crate) fn seeded(seed: u64) -> Self {
         Self::with_spec(seed, RandSpec::default())
     }
 
     /// A generator drawing row ids from `spec`.
-    pub fn with_spec(seed: u64, spec: RandSpec) -> Self {
+    pub(crate) fn with_spec(seed: u64, spec: RandSpec) -> Self {
         WorkloadRng {
             rng: SmallRng::seed_from_u64(seed),
             zipf: (spec.kind == RandType::Zipfian).then(|| Zipf::new(spec.zipfian_exp)),
@@ -176,17 +177,17 @@ impl WorkloadRng {
     }
 
     /// Uniform integer in `[low, high]`, as `sb_rand_uniform`.
-    pub fn uniform(&mut self, low: u32, high: u32) -> u32 {
+    pub(crate) fn uniform(&mut self, low: u32, high: u32) -> u32 {
         self.rng.random_range(low..=high)
     }
 
     /// A uniform signed integer in `[low, high]`.
-    pub fn int_in(&mut self, low: i64, high: i64) -> i64 {
+    pub(crate) fn int_in(&mut self, low: i64, high: i64) -> i64 {
         self.rng.random_range(low..=high)
     }
 
     /// An integer in `[low, high]` from the configured distribution (`sb_rand_default`).
-    pub fn default_in(&mut self, low: u32, high: u32) -> u32 {
+    pub(crate) fn default_in(&mut self, low: u32, high: u32) -> u32 {
         let spec = self.spec;
         let value = match spec.kind {
             RandType::Uniform => return self.uniform(low, high),
@@ -226,13 +227,13 @@ impl WorkloadRng {
     }
 
     /// A row id in `[1, table_size]` from the configured distribution.
-    pub fn row_id(&mut self, table_size: u32) -> u32 {
+    pub(crate) fn row_id(&mut self, table_size: u32) -> u32 {
         self.default_in(1, table_size)
     }
 
     /// Appends `template` to `out` with every `#` replaced by a random digit and every
     /// `@` by a random lower-case letter, as `sysbench.rand.string`.
-    pub fn fill_template(&mut self, template: &str, out: &mut String) {
+    pub(crate) fn fill_template(&mut self, template: &str, out: &mut String) {
         out.extend(template.chars().map(|ch| match ch {
             '#' => char::from(b'0' + self.rng.random_range(0..10u8)),
             '@' => char::from(b'a' + self.rng.random_range(0..26u8)),
@@ -241,7 +242,7 @@ impl WorkloadRng {
     }
 
     /// A fresh string of `template` with random digits and letters.
-    pub fn template_string(&mut self, template: &str) -> String {
+    pub(crate) fn template_string(&mut self, template: &str) -> String {
         let mut out = String::with_capacity(template.len());
         self.fill_template(template, &mut out);
         out
@@ -251,14 +252,14 @@ impl WorkloadRng {
 /// A sequence of distinct 32-bit values shared by all workers of a run, as
 /// `sysbench.rand.unique()` (a quadratic-residue permutation of a counter).
 #[derive(Debug)]
-pub struct UniqueSequence {
+pub(crate) struct UniqueSequence {
     index: AtomicU32,
     offset: u32,
 }
 
 impl UniqueSequence {
     /// A sequence seeded from `seed`.
-    pub fn new(seed: u64) -> UniqueSequence {
+    pub(crate) fn new(seed: u64) -> UniqueSequence {
         UniqueSequence {
             index: AtomicU32::new(permute(permute(seed as u32).wrapping_add(0x682f_0161))),
             offset: permute(permute((seed >> 32) as u32).wrapping_add(0x4679_0905)),
@@ -266,7 +267,7 @@ impl UniqueSequence {
     }
 
     /// The next value; never repeats within 2³² draws.
-    pub fn next(&self) -> u32 {
+    pub(crate) fn next(&self) -> u32 {
         let index = self.index.fetch_add(1, Ordering::Relaxed);
         permute(permute(index).wrapping_add(self.offset) ^ 0x5bf0_3635)
     }

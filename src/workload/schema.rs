@@ -15,12 +15,12 @@ use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, WorkloadRng};
 use crate::workload::{PrepareMode, WorkloadName};
 
 /// The table comment that marks a table as created by abtest.
-pub const OWNER_MARK: &str = "created by abtest";
+pub(crate) const OWNER_MARK: &str = "created by abtest";
 const ROWS_PER_INSERT: u32 = 1000;
 
 /// What is found where an sbtest table should be.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TableState {
+pub(crate) enum TableState {
     /// No such table.
     Missing,
     /// The table has sysbench's shape and the expected row count.
@@ -36,7 +36,7 @@ pub enum TableState {
 
 /// Every table name the workload owns: its sbtest tables and the tables named in its
 /// workload file.
-pub fn own_tables(spec: &WorkloadSpec, max_threads: u32) -> Vec<String> {
+pub(crate) fn own_tables(spec: &WorkloadSpec, max_threads: u32) -> Vec<String> {
     let sbtest = if spec.uses_sbtest() {
         table_count(spec, max_threads)
     } else {
@@ -51,7 +51,7 @@ pub fn own_tables(spec: &WorkloadSpec, max_threads: u32) -> Vec<String> {
 
 /// Refuses to write into a database that holds tables abtest does not own, unless the
 /// user allowed it: a benchmark must never touch a production table by accident.
-pub fn check_foreign_tables(
+pub(crate) fn check_foreign_tables(
     connect: &ConnectSpec,
     spec: &WorkloadSpec,
     max_threads: u32,
@@ -87,7 +87,7 @@ fn is_sbtest_name(name: &str) -> bool {
 
 /// Drops the tables abtest created (marked with [`OWNER_MARK`]) and the tables in `extra`;
 /// returns (dropped, kept) names. Never drops a database.
-pub fn cleanup(
+pub(crate) fn cleanup(
     conn: &mut mysql::Conn,
     extra: &[String],
 ) -> anyhow::Result<(Vec<String>, Vec<String>)> {
@@ -108,7 +108,7 @@ pub fn cleanup(
 }
 
 /// The tables a workload uses: sbtest1..N, or one bulk table per connection.
-pub fn table_count(spec: &WorkloadSpec, max_threads: u32) -> u32 {
+pub(crate) fn table_count(spec: &WorkloadSpec, max_threads: u32) -> u32 {
     if spec.name == WorkloadName::BulkInsert {
         max_threads
     } else {
@@ -118,7 +118,7 @@ pub fn table_count(spec: &WorkloadSpec, max_threads: u32) -> u32 {
 
 /// Makes the sbtest tables ready on one server, loading tables in parallel.
 /// Returns how many tables were created.
-pub fn prepare(
+pub(crate) fn prepare(
     connect: &ConnectSpec,
     spec: &WorkloadSpec,
     seed: u64,
@@ -210,7 +210,7 @@ fn ensure_owned(table: u32, state: &TableState) -> anyhow::Result<()> {
 }
 
 /// Compares table `table` with what the workload expects.
-pub fn inspect(
+pub(crate) fn inspect(
     conn: &mut mysql::Conn,
     table: u32,
     spec: &WorkloadSpec,

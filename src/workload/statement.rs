@@ -6,7 +6,7 @@ use mysql::{Conn, Statement, Value};
 
 /// A workload statement.
 #[derive(Debug)]
-pub enum Stmt {
+pub(crate) enum Stmt {
     /// Server-side prepared.
     Prepared(Statement),
     /// Text, split at its `?` placeholders.
@@ -15,7 +15,7 @@ pub enum Stmt {
 
 impl Stmt {
     /// Prepares `sql` on `conn`, or keeps it as text when `prepared` is false.
-    pub fn new(conn: &mut Conn, sql: &str, prepared: bool) -> Result<Stmt, mysql::Error> {
+    pub(crate) fn new(conn: &mut Conn, sql: &str, prepared: bool) -> Result<Stmt, mysql::Error> {
         if prepared {
             Ok(Stmt::Prepared(conn.prep(sql)?))
         } else {
@@ -24,7 +24,7 @@ impl Stmt {
     }
 
     /// Executes with `params` and discards the result rows.
-    pub fn exec(&self, conn: &mut Conn, params: Vec<Value>) -> Result<(), mysql::Error> {
+    pub(crate) fn exec(&self, conn: &mut Conn, params: Vec<Value>) -> Result<(), mysql::Error> {
         match self {
             Stmt::Prepared(statement) => conn.exec_drop(statement, params),
             Stmt::Text(parts) => conn.query_drop(inline(parts, &params)),

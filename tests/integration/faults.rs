@@ -284,7 +284,9 @@ fn resume_continues_from_the_next_round_and_refuses_a_changed_plan() {
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("the plan changed since the run started (sides)"),
+        stderr.contains(&format!(
+            "the plan changed since the run started (sides: baseline profile {profile}, variant profile {profile})"
+        )),
         "{stderr}"
     );
     assert_eq!(
