@@ -3,6 +3,7 @@
 
 use anyhow::{Context, bail};
 
+use super::backend::{Backend, HookPoint, Servers};
 use super::hooks;
 use crate::exit::Interrupted;
 use crate::host::HostFacts;
@@ -24,7 +25,7 @@ pub(crate) fn run(plan: &Plan, previous: Option<ResultsFile>) -> (ResultsFile, a
     (results, outcome)
 }
 
-fn new_results(plan: &Plan) -> ResultsFile {
+pub(super) fn new_results(plan: &Plan) -> ResultsFile {
     ResultsFile {
         schema_version: results::SCHEMA_VERSION,
         abtest_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -57,7 +58,7 @@ fn new_results(plan: &Plan) -> ResultsFile {
 }
 
 /// A saved run, ready to continue: unfinished rounds are dropped (they run again).
-fn resumed(mut previous: ResultsFile) -> ResultsFile {
+pub(super) fn resumed(mut previous: ResultsFile) -> ResultsFile {
     let dropped = previous
         .rounds
         .iter()
@@ -251,10 +252,11 @@ fn prepare_and_run(
     results: &mut ResultsFile,
 ) -> anyhow::Result<()> {
     prepare_data(plan, targets)?;
-    for (target, side) in targets.iter().zip(&plan.sides) {
-        hooks::run(&target.admin, target.side, "setup", &side.hooks.setup)?;
+    let mut servers = Servers::new(plan, targets);
+    for side in Side::BOTH {
+        servers.hooks(side, HookPoint::Setup)?;
     }
-    super::rounds::run_rounds(plan, targets, results, &mut |r| save(plan, r))
+    super::rounds::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r))
 }
 
 fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) {

@@ -2,6 +2,7 @@
 //! after every round, and teardown no matter how the rounds ended.
 
 pub(crate) mod arrivals;
+pub(crate) mod backend;
 pub(crate) mod control;
 pub(crate) mod experiment;
 pub(crate) mod hooks;

@@ -1,0 +1,136 @@
+//! The seam between the round loop and the servers. The loop decides what runs when —
+//! the schedule, hooks around a round, saving after every round, what a failed, lost or
+//! interrupted round means, restarts — and asks a [`Backend`] to do it. [`Servers`] does
+//! it on real MySQL/MariaDB servers; the tests drive the same loop with a scripted
+//! backend, so its rules are checked without starting a server (as hyperfine tests its
+//! scheduler with a mock executor).
+
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use super::progress::Progress;
+use super::round::{RoundSpec, run_round};
+use super::{hooks, interrupt};
+use crate::plan::Plan;
+use crate::profile::Side;
+use crate::results::RoundRecord;
+use crate::schedule::Slot;
+use crate::server::probe::ServerProbe;
+use crate::target::Target;
+use crate::workload::random::UniqueSequence;
+
+/// Where in the run a side's hooks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HookPoint {
+    /// Once, after the data is ready (again after a restart).
+    Setup,
+    /// Before each of the side's rounds.
+    BeforeRound,
+    /// After each of the side's completed rounds.
+    AfterRound,
+}
+
+impl HookPoint {
+    /// The name the profile gives these hooks.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            HookPoint::Setup => "setup",
+            HookPoint::BeforeRound => "before_round",
+            HookPoint::AfterRound => "after_round",
+        }
+    }
+}
+
+/// What the round loop needs from the two sides.
+pub(crate) trait Backend {
+    /// Runs `side`'s hooks at `point`; the first failure is returned.
+    fn hooks(&mut self, side: Side, point: HookPoint) -> anyhow::Result<()>;
+    /// Runs one round of the schedule. A round that fails or is interrupted is a record
+    /// with that status; an error means the round could not be run at all.
+    fn round(&mut self, slot: Slot, progress: &Progress) -> anyhow::Result<RoundRecord>;
+    /// Whether `side`'s managed server is gone (its process died).
+    fn server_lost(&self, side: Side) -> bool;
+    /// Replaces `side`'s lost managed server with a fresh one, its data prepared again.
+    fn restart(&mut self, side: Side) -> anyhow::Result<()>;
+}
+
+/// Both sides' real servers.
+pub(crate) struct Servers<'a> {
+    /// The plan being run.
+    pub(crate) plan: &'a Plan,
+    /// Baseline and variant.
+    pub(crate) targets: &'a mut [Target; 2],
+    /// Distinct ids shared by every round of the run.
+    pub(crate) unique: Arc<UniqueSequence>,
+}
+
+impl<'a> Servers<'a> {
+    /// The servers of `targets`, with the run's id sequence.
+    pub(crate) fn new(plan: &'a Plan, targets: &'a mut [Target; 2]) -> Servers<'a> {
+        Servers {
+            plan,
+            targets,
+            unique: Arc::new(UniqueSequence::new(plan.seed)),
+        }
+    }
+}
+
+impl Backend for Servers<'_> {
+    fn hooks(&mut self, side: Side, point: HookPoint) -> anyhow::Result<()> {
+        let hooks = &self.plan.side(side).hooks;
+        let statements = match point {
+            HookPoint::Setup => &hooks.setup,
+            HookPoint::BeforeRound => &hooks.before_round,
+            HookPoint::AfterRound => &hooks.after_round,
+        };
+        let target = &self.targets[side as usize];
+        hooks::run(&target.admin, side, point.as_str(), statements)
+    }
+
+    fn round(&mut self, slot: Slot, progress: &Progress) -> anyhow::Result<RoundRecord> {
+        let plan = self.plan;
+        let target = &self.targets[slot.side as usize];
+        let spec = RoundSpec {
+            slot,
+            connect: &target.client,
+            workload: &plan.workload,
+            client: &plan.client,
+            unique: Arc::clone(&self.unique),
+            warmup: plan.schedule.warmup,
+            duration: plan.schedule.round_time,
+            seed: plan.seed ^ (u64::from(slot.position) << 40),
+            label: format!(
+                "{} round {}/{} threads {}",
+                slot.side,
+                slot.index + 1,
+                plan.schedule.rounds,
+                slot.threads
+            ),
+            progress,
+        };
+        let mut probe =
+            ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));
+        Ok(run_round(&spec, interrupt::flag(), &mut probe))
+    }
+
+    fn server_lost(&self, side: Side) -> bool {
+        self.targets[side as usize]
+            .server
+            .as_ref()
+            .is_some_and(|s| !s.is_alive())
+    }
+
+    fn restart(&mut self, side: Side) -> anyhow::Result<()> {
+        let plan = self.plan;
+        let index = side as usize;
+        self.targets[index].server = None;
+        let mut target = crate::target::open_one(plan.side(side), plan.max_threads())
+            .with_context(|| format!("{side}: restarting the lost server"))?;
+        target.client.io_timeout = plan.client.query_timeout;
+        target.admin.io_timeout = plan.client.query_timeout;
+        self.targets[index] = target;
+        super::experiment::prepare_data(plan, self.targets)?;
+        self.hooks(side, HookPoint::Setup)
+    }
+}

@@ -1,0 +1,366 @@
+//! The round loop on a scripted backend: the schedule's order, hooks around each round,
+//! a save after every round, and what a failed, lost or interrupted round does — all
+//! without a server.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::run_rounds;
+use crate::analysis::AnalysisOptions;
+use crate::db::{ClientSpec, Endpoint, errors::IgnoreErrors};
+use crate::exit::Interrupted;
+use crate::plan::{ClientOptions, Outputs, Plan, SidePlan, TargetSpec};
+use crate::profile::{Hooks, Side};
+use crate::results::{LatencyMs, ResultsFile, RoundRecord, RoundStatus};
+use crate::runner::backend::{Backend, HookPoint};
+use crate::runner::experiment::{new_results, resumed};
+use crate::runner::progress::Progress;
+use crate::schedule::{LevelOrder, RoundOrder, Schedule, Slot};
+use crate::server::OnServerLoss;
+use crate::thread_policy::ClientSched;
+use crate::workload::{WorkloadName, WorkloadSpec};
+
+/// What the scripted backend does with one attempt at a round.
+#[derive(Debug, Clone, Copy)]
+enum Script {
+    /// The round runs its full period.
+    Completed,
+    /// The round fails with this reason (its server is still there).
+    Failed(&'static str),
+    /// The side's managed server dies during the round.
+    LostServer,
+    /// Ctrl-C arrives during the round.
+    Interrupted,
+}
+
+/// A backend that logs every call and plays scripted outcomes, per position and attempt.
+#[derive(Default)]
+struct Scripted {
+    calls: Vec<String>,
+    scripts: BTreeMap<u32, VecDeque<Script>>,
+    lost: [bool; 2],
+}
+
+impl Scripted {
+    /// Plays `scripts` at `position`, one per attempt; later attempts complete.
+    fn at(mut self, position: u32, scripts: &[Script]) -> Scripted {
+        self.scripts
+            .insert(position, scripts.iter().copied().collect());
+        self
+    }
+
+    fn rounds_run(&self) -> Vec<&str> {
+        self.calls
+            .iter()
+            .filter_map(|c| c.strip_prefix("round "))
+            .collect()
+    }
+}
+
+impl Backend for Scripted {
+    fn hooks(&mut self, side: Side, point: HookPoint) -> anyhow::Result<()> {
+        self.calls.push(format!("{} {side}", point.as_str()));
+        Ok(())
+    }
+
+    fn round(&mut self, slot: Slot, _progress: &Progress) -> anyhow::Result<RoundRecord> {
+        self.calls.push(format!(
+            "round {} {} {}#{}",
+            slot.position, slot.side, slot.threads, slot.index
+        ));
+        let script = self
+            .scripts
+            .get_mut(&slot.position)
+            .and_then(VecDeque::pop_front)
+            .unwrap_or(Script::Completed);
+        Ok(match script {
+            Script::Completed => record(slot, RoundStatus::Completed, None),
+            Script::Failed(reason) => record(slot, RoundStatus::Failed, Some(reason)),
+            Script::LostServer => {
+                self.lost[slot.side as usize] = true;
+                record(slot, RoundStatus::Failed, Some("Lost connection to server"))
+            }
+            Script::Interrupted => record(slot, RoundStatus::Interrupted, Some("interrupted")),
+        })
+    }
+
+    fn server_lost(&self, side: Side) -> bool {
+        self.lost[side as usize]
+    }
+
+    fn restart(&mut self, side: Side) -> anyhow::Result<()> {
+        self.calls.push(format!("restart {side}"));
+        self.lost[side as usize] = false;
+        Ok(())
+    }
+}
+
+fn record(slot: Slot, status: RoundStatus, reason: Option<&str>) -> RoundRecord {
+    RoundRecord {
+        side: slot.side,
+        threads: slot.threads,
+        index: slot.index,
+        position: slot.position,
+        status,
+        reason: reason.map(String::from),
+        started_at: String::new(),
+        duration_s: 1.0,
+        transactions: 100,
+        queries: Default::default(),
+        errors: BTreeMap::new(),
+        reconnects: 0,
+        tps: 100.0 + f64::from(slot.position),
+        qps: 100.0,
+        latency_ms: LatencyMs::default(),
+        latency_saturated: 0,
+        client_cpu_us_per_tx: None,
+        server: None,
+        open_loop: None,
+        histogram: String::new(),
+    }
+}
+
+/// A plan of `rounds` rounds per side at `levels`, in ABBA order, against two external
+/// servers nobody connects to.
+fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
+    let side = |side: Side| SidePlan {
+        side,
+        name: side.to_string(),
+        profile: PathBuf::from(format!("{side}.toml")),
+        target: TargetSpec::External {
+            endpoint: Endpoint::Tcp {
+                host: "127.0.0.1".into(),
+                port: 1,
+            },
+            user: "nobody".into(),
+            password: None,
+            database: "sbtest".into(),
+        },
+        client: ClientSpec::default(),
+        hooks: Hooks::default(),
+    };
+    Plan {
+        sides: [side(Side::Baseline), side(Side::Variant)],
+        workload: WorkloadSpec::sysbench(WorkloadName::OltpPointSelect),
+        schedule: Schedule {
+            levels: levels.to_vec(),
+            rounds,
+            round_time: Duration::from_secs(1),
+            warmup: Duration::ZERO,
+            pause: Duration::ZERO,
+            order: RoundOrder::Abba,
+            level_order: LevelOrder::Asc,
+        },
+        client: ClientOptions {
+            rate: None,
+            ignore_errors: IgnoreErrors::default(),
+            on_server_loss,
+            query_timeout: None,
+            report_interval: None,
+            client_sched: ClientSched::Batch,
+        },
+        analysis: AnalysisOptions::default(),
+        seed: 1,
+        outputs: Outputs::default(),
+        allow_foreign_tables: false,
+        command_line: String::new(),
+        warnings: Vec::new(),
+    }
+}
+
+/// Runs the loop; returns the outcome, the results and how many rounds each save held.
+fn run(
+    plan: &Plan,
+    backend: &mut Scripted,
+    results: &mut ResultsFile,
+) -> (anyhow::Result<()>, Vec<usize>) {
+    let mut saves = Vec::new();
+    let outcome = run_rounds(plan, backend, results, &mut |r| {
+        saves.push(r.rounds.len());
+        Ok(())
+    });
+    (outcome, saves)
+}
+
+#[test]
+fn rounds_run_in_abba_order_with_hooks_around_each_and_a_save_after_each() {
+    let plan = plan(2, &[8, 16], OnServerLoss::Fail);
+    let mut backend = Scripted::default();
+    let mut results = new_results(&plan);
+    let (outcome, saves) = run(&plan, &mut backend, &mut results);
+    outcome.unwrap();
+    assert_eq!(
+        backend.rounds_run(),
+        [
+            "0 baseline 8#0",
+            "1 variant 8#0",
+            "2 variant 8#1",
+            "3 baseline 8#1",
+            "4 baseline 16#0",
+            "5 variant 16#0",
+            "6 variant 16#1",
+            "7 baseline 16#1",
+        ]
+    );
+    assert_eq!(
+        &backend.calls[..3],
+        [
+            "before_round baseline",
+            "round 0 baseline 8#0",
+            "after_round baseline"
+        ]
+    );
+    assert_eq!(
+        saves,
+        (1..=8).collect::<Vec<_>>(),
+        "saved after every round"
+    );
+    assert!(
+        results
+            .rounds
+            .iter()
+            .all(|r| r.status == RoundStatus::Completed)
+    );
+}
+
+#[test]
+fn a_failed_round_stops_the_run_naming_the_side_and_the_round() {
+    let plan = plan(2, &[8], OnServerLoss::Retry);
+    let mut backend = Scripted::default().at(1, &[Script::Failed("cannot connect: refused")]);
+    let mut results = new_results(&plan);
+    let (outcome, saves) = run(&plan, &mut backend, &mut results);
+    let error = format!("{:#}", outcome.unwrap_err());
+    assert_eq!(
+        error,
+        "variant side, 8 threads, round 1: cannot connect: refused"
+    );
+    assert_eq!(
+        backend.rounds_run().len(),
+        2,
+        "nothing runs after the failure"
+    );
+    assert_eq!(saves, [1, 2], "the failed round is saved too");
+    assert_eq!(results.rounds[1].status, RoundStatus::Failed);
+    assert!(!backend.calls.contains(&"after_round variant".to_string()));
+    assert!(
+        !backend.calls.iter().any(|c| c.starts_with("restart")),
+        "a live server is not restarted"
+    );
+}
+
+#[test]
+fn a_lost_server_stops_the_run_unless_retry_is_asked() {
+    let plan_fail = plan(2, &[8], OnServerLoss::Fail);
+    let mut backend = Scripted::default().at(2, &[Script::LostServer]);
+    let mut results = new_results(&plan_fail);
+    let (outcome, _) = run(&plan_fail, &mut backend, &mut results);
+    assert!(format!("{:#}", outcome.unwrap_err()).contains("Lost connection to server"));
+    assert!(!backend.calls.iter().any(|c| c.starts_with("restart")));
+
+    let plan_retry = plan(2, &[8], OnServerLoss::Retry);
+    let mut backend = Scripted::default().at(2, &[Script::LostServer]);
+    let mut results = new_results(&plan_retry);
+    let (outcome, saves) = run(&plan_retry, &mut backend, &mut results);
+    outcome.unwrap();
+    assert_eq!(
+        backend.rounds_run(),
+        [
+            "0 baseline 8#0",
+            "1 variant 8#0",
+            "2 variant 8#1",
+            "2 variant 8#1",
+            "3 baseline 8#1"
+        ]
+    );
+    let restart = backend
+        .calls
+        .iter()
+        .position(|c| c == "restart variant")
+        .unwrap();
+    assert_eq!(
+        backend.calls[restart + 1],
+        "before_round variant",
+        "then the round again"
+    );
+    let statuses: Vec<RoundStatus> = results.rounds.iter().map(|r| r.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            RoundStatus::Completed,
+            RoundStatus::Completed,
+            RoundStatus::Failed,
+            RoundStatus::Completed,
+            RoundStatus::Completed
+        ],
+        "the lost round is kept, marked failed"
+    );
+    assert_eq!(saves.len(), 5);
+    assert!(
+        results
+            .warnings
+            .iter()
+            .any(|w| w.contains("variant server lost in round 2"))
+    );
+}
+
+#[test]
+fn retry_gives_up_after_three_restarts() {
+    let plan = plan(2, &[8], OnServerLoss::Retry);
+    let mut backend = Scripted::default().at(1, &[Script::LostServer; 4]);
+    let mut results = new_results(&plan);
+    let (outcome, _) = run(&plan, &mut backend, &mut results);
+    assert!(outcome.is_err());
+    let restarts = backend
+        .calls
+        .iter()
+        .filter(|c| c.starts_with("restart"))
+        .count();
+    assert_eq!(restarts, 3);
+}
+
+#[test]
+fn ctrl_c_mid_round_stops_the_run_and_keeps_what_ran() {
+    let plan = plan(2, &[8], OnServerLoss::Fail);
+    let mut backend = Scripted::default().at(2, &[Script::Interrupted]);
+    let mut results = new_results(&plan);
+    let (outcome, saves) = run(&plan, &mut backend, &mut results);
+    assert!(outcome.unwrap_err().is::<Interrupted>());
+    assert_eq!(backend.rounds_run().len(), 3);
+    assert_eq!(saves, [1, 2, 3]);
+    assert_eq!(results.rounds[2].status, RoundStatus::Interrupted);
+}
+
+#[test]
+fn a_resumed_run_continues_from_the_interrupted_round_and_runs_each_round_once() {
+    let plan = plan(3, &[8], OnServerLoss::Fail);
+    let mut first = Scripted::default().at(3, &[Script::Interrupted]);
+    let mut results = new_results(&plan);
+    let (outcome, _) = run(&plan, &mut first, &mut results);
+    assert!(outcome.unwrap_err().is::<Interrupted>());
+
+    let mut results = resumed(results);
+    let mut second = Scripted::default();
+    let (outcome, saves) = run(&plan, &mut second, &mut results);
+    outcome.unwrap();
+    assert_eq!(
+        second.rounds_run(),
+        ["3 baseline 8#1", "4 baseline 8#2", "5 variant 8#2"]
+    );
+    assert_eq!(saves, [4, 5, 6]);
+    let mut positions: Vec<u32> = results.rounds.iter().map(|r| r.position).collect();
+    positions.sort_unstable();
+    assert_eq!(positions, [0, 1, 2, 3, 4, 5]);
+    assert!(
+        results
+            .rounds
+            .iter()
+            .all(|r| r.status == RoundStatus::Completed)
+    );
+    assert!(
+        results
+            .warnings
+            .iter()
+            .any(|w| w.contains("1 unfinished round(s) run again"))
+    );
+}
