@@ -1,9 +1,11 @@
 //! The HTML report: one self-contained file — inline CSS and inline SVG charts, no
-//! external assets — with the same content as the Markdown report plus the charts.
+//! external assets — drawing the shared [`document`](super::document) sequence, with the
+//! change chart first and the run's charts before the method.
 
 use std::fmt::Write as _;
 
-use super::{ReportView, charts, sections};
+use super::document::{self, Markup, Table};
+use super::{ReportView, charts};
 use crate::stats::compare::Family;
 use crate::stats::verdict::Verdict;
 
@@ -16,53 +18,82 @@ td.significant{font-weight:bold}figure{margin:1em 0}code,pre{background:#f4f4f4;
 
 /// Renders the HTML report.
 pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
-    let mut out = String::new();
-    let title = format!("abtest: {} vs {}", view.names[0], view.names[1]);
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n",
-        escape(&title)
-    );
-    let _ = writeln!(out, "<h1>{}</h1>", escape(&title));
-    let class = view.verdict.map_or("none", Verdict::as_str);
-    let _ = writeln!(
-        out,
-        "<p id=\"verdict\" class=\"verdict {class}\">{}</p>",
-        escape(&view.headline())
-    );
-    if view.has(Family::Confirmatory) {
-        figure(
-            &mut out,
-            &charts::change_chart(view.comparisons, view.alpha)?,
+    document::render(view, &mut Html::default())
+}
+
+#[derive(Default)]
+struct Html {
+    out: String,
+}
+
+impl Markup for Html {
+    fn title(&mut self, text: &str) {
+        let _ = write!(
+            self.out,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n",
+            escape(text)
+        );
+        let _ = writeln!(self.out, "<h1>{}</h1>", escape(text));
+    }
+
+    fn headline(&mut self, text: &str, verdict: Option<Verdict>) {
+        let class = verdict.map_or("none", Verdict::as_str);
+        let _ = writeln!(
+            self.out,
+            "<p id=\"verdict\" class=\"verdict {class}\">{}</p>",
+            escape(text)
         );
     }
-    results_table(view, Family::Confirmatory, "results", &mut out);
-    if view.has(Family::Explanatory) {
-        let _ = writeln!(out, "<h2>{}</h2>", escape(sections::EXPLANATORY_TITLE));
-        results_table(view, Family::Explanatory, "explanatory", &mut out);
-    }
-    if view.levels().len() > 1 {
-        let _ = write!(out, "<h2>Sweep summary</h2><table id=\"sweep\"><tr>");
-        for cell in sections::sweep_header(view.alpha) {
-            let _ = write!(out, "<th>{}</th>", escape(&cell));
+
+    /// The change of every confirmatory metric against its tolerance, first.
+    fn lead(&mut self, view: &ReportView<'_>) -> anyhow::Result<()> {
+        if view.has(Family::Confirmatory) {
+            figure(
+                &mut self.out,
+                &charts::change_chart(view.comparisons, view.alpha)?,
+            );
         }
-        let _ = writeln!(out, "</tr>");
-        for row in sections::sweep_rows(view) {
-            let cells: String = row
-                .iter()
-                .map(|c| format!("<td>{}</td>", escape(c)))
-                .collect();
-            let _ = writeln!(out, "<tr>{cells}</tr>");
+        Ok(())
+    }
+
+    fn table(&mut self, table: &Table) {
+        let _ = write!(self.out, "<table id=\"{0}\" class=\"{0}\"><tr>", table.id);
+        for cell in &table.header {
+            let _ = write!(self.out, "<th>{}</th>", escape(cell));
         }
-        let _ = writeln!(out, "</table>");
+        let _ = writeln!(self.out, "</tr>");
+        for cells in &table.rows {
+            let _ = write!(self.out, "<tr>");
+            for (index, cell) in cells.iter().enumerate() {
+                let class = if Some(index) == table.verdict_column {
+                    format!(" class=\"{cell}\"")
+                } else {
+                    String::new()
+                };
+                let _ = write!(self.out, "<td{class}>{}</td>", escape(cell));
+            }
+            let _ = writeln!(self.out, "</tr>");
+        }
+        let _ = writeln!(self.out, "</table>");
     }
-    for note in view.power_notes() {
-        let _ = writeln!(out, "<p class=\"power\">Power: {}</p>", escape(&note));
+
+    fn label(&mut self, text: &str) {
+        let _ = writeln!(self.out, "<h2>{}</h2>", escape(text));
     }
-    if let Some(results) = view.results {
-        let _ = writeln!(out, "<h2>Charts</h2>");
+
+    fn notes(&mut self, notes: &[String]) {
+        for note in notes {
+            let _ = writeln!(self.out, "<p class=\"power\">Power: {}</p>", escape(note));
+        }
+    }
+
+    /// Each level's rounds in run order and its latency curves, then the sweep.
+    fn charts(&mut self, view: &ReportView<'_>) -> anyhow::Result<()> {
+        let Some(results) = view.results else {
+            return Ok(());
+        };
+        let _ = writeln!(self.out, "<h2>Charts</h2>");
         let mut levels: Vec<u32> = results.rounds.iter().map(|r| r.threads).collect();
-        levels.dedup();
         levels.sort_unstable();
         levels.dedup();
         for threads in &levels {
@@ -71,84 +102,47 @@ pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
                 .iter()
                 .find(|c| c.threads == *threads && c.metric == "tps");
             figure(
-                &mut out,
+                &mut self.out,
                 &charts::rounds_chart(results, &view.names, *threads, tps)?,
             );
             figure(
-                &mut out,
+                &mut self.out,
                 &charts::latency_chart(results, &view.names, *threads)?,
             );
         }
         if levels.len() > 1 {
             figure(
-                &mut out,
+                &mut self.out,
                 &charts::sweep_chart(view.comparisons, &view.names)?,
             );
         }
-        let _ = writeln!(
-            out,
-            "<h2>Method</h2><p>{}</p>",
-            escape(&sections::method(results, view.alpha))
-        );
-        let _ = writeln!(out, "<h2>What differs between the sides</h2>");
-        let differences = sections::differences(results);
-        if differences.is_empty() {
-            let _ = writeln!(out, "<p>{}</p>", sections::NO_DIFFERENCE);
-        } else {
-            let _ = writeln!(
-                out,
-                "<table class=\"diff\"><tr><th>variable</th><th>baseline</th><th>variant</th></tr>"
-            );
-            for [name, a, b] in differences {
-                let _ = writeln!(
-                    out,
-                    "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    escape(&name),
-                    escape(&a),
-                    escape(&b)
-                );
-            }
-            let _ = writeln!(out, "</table>");
-        }
-        let _ = writeln!(out, "<h2>Environment</h2><ul>");
-        for line in sections::environment(results) {
-            let _ = writeln!(out, "<li>{}</li>", escape(&line));
-        }
-        let _ = writeln!(out, "</ul>");
+        Ok(())
     }
-    if !view.warnings.is_empty() {
-        let _ = writeln!(out, "<h2>Warnings</h2><ul>");
-        for warning in &view.warnings {
-            let _ = writeln!(out, "<li>{}</li>", escape(warning));
-        }
-        let _ = writeln!(out, "</ul>");
-    }
-    if let Some(command) = view.results.and_then(sections::reproduce) {
-        let _ = writeln!(out, "<h2>Reproduce</h2><pre>{}</pre>", escape(&command));
-    }
-    out.push_str("</body></html>\n");
-    Ok(out)
-}
 
-fn results_table(view: &ReportView<'_>, family: Family, id: &str, out: &mut String) {
-    let _ = write!(out, "<table id=\"{id}\"><tr>");
-    for cell in sections::header(view.alpha) {
-        let _ = write!(out, "<th>{}</th>", escape(&cell));
+    fn section(&mut self, text: &str) {
+        let _ = writeln!(self.out, "<h2>{}</h2>", escape(text));
     }
-    let _ = writeln!(out, "</tr>");
-    for row in sections::rows(view, family) {
-        let _ = write!(out, "<tr>");
-        for (index, cell) in row.cells.iter().enumerate() {
-            let class = if index == 7 {
-                format!(" class=\"{}\"", row.judgement)
-            } else {
-                String::new()
-            };
-            let _ = write!(out, "<td{class}>{}</td>", escape(cell));
+
+    fn paragraph(&mut self, text: &str) {
+        let _ = writeln!(self.out, "<p>{}</p>", escape(text));
+    }
+
+    fn list(&mut self, items: &[String]) {
+        let _ = writeln!(self.out, "<ul>");
+        for item in items {
+            let _ = writeln!(self.out, "<li>{}</li>", escape(item));
         }
-        let _ = writeln!(out, "</tr>");
+        let _ = writeln!(self.out, "</ul>");
     }
-    let _ = writeln!(out, "</table>");
+
+    fn code(&mut self, text: &str) {
+        let _ = writeln!(self.out, "<pre>{}</pre>", escape(text));
+    }
+
+    fn finish(&mut self) -> String {
+        self.out.push_str("</body></html>\n");
+        std::mem::take(&mut self.out)
+    }
 }
 
 fn figure(out: &mut String, svg: &str) {

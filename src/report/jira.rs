@@ -1,87 +1,75 @@
-//! The Jira report: the Markdown report's content in Jira wiki markup (`h1.`, `||`
-//! header cells, `{code}`), for change tickets in a Jira that does not render Markdown.
+//! The Jira report: the shared [`document`](super::document) sequence in Jira wiki
+//! markup (`h1.`, `||` header cells, `{code}`), for change tickets in a Jira that does
+//! not render Markdown.
 
 use std::fmt::Write as _;
 
-use super::{ReportView, sections};
-use crate::stats::compare::Family;
+use super::ReportView;
+use super::document::{self, Markup, Table};
+use crate::stats::verdict::Verdict;
 
 /// Renders the report as Jira wiki markup.
 pub(crate) fn render(view: &ReportView<'_>) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "h1. abtest: {} vs {}\n",
-        escape(&view.names[0]),
-        escape(&view.names[1])
-    );
-    let _ = writeln!(out, "*Result:* {}\n", escape(&view.headline()));
-    results_table(view, Family::Confirmatory, &mut out);
-    if view.has(Family::Explanatory) {
-        let _ = writeln!(out, "\n*{}*\n", sections::EXPLANATORY_TITLE);
-        results_table(view, Family::Explanatory, &mut out);
-    }
-    if view.levels().len() > 1 {
-        let _ = writeln!(out, "\n*Sweep summary*\n");
-        let _ = writeln!(out, "{}", header_row(&sections::sweep_header(view.alpha)));
-        for row in sections::sweep_rows(view) {
-            let _ = writeln!(out, "{}", row_of(&row));
-        }
-    }
-    for note in view.power_notes() {
-        let _ = writeln!(out, "* Power: {}", escape(&note));
-    }
-    if let Some(results) = view.results {
-        let _ = writeln!(
-            out,
-            "\nh2. Method\n\n{}",
-            escape(&sections::method(results, view.alpha))
-        );
-        let _ = writeln!(out, "\nh2. What differs between the sides\n");
-        let differences = sections::differences(results);
-        if differences.is_empty() {
-            let _ = writeln!(out, "{}", sections::NO_DIFFERENCE);
-        } else {
-            let _ = writeln!(out, "||variable||baseline||variant||");
-            for row in differences {
-                let _ = writeln!(out, "{}", row_of(&row));
-            }
-        }
-        let _ = writeln!(out, "\nh2. Environment\n");
-        for line in sections::environment(results) {
-            let _ = writeln!(out, "* {}", escape(&line));
-        }
-    }
-    if !view.warnings.is_empty() {
-        let _ = writeln!(out, "\nh2. Warnings\n");
-        for warning in &view.warnings {
-            let _ = writeln!(out, "* {}", escape(warning));
-        }
-    }
-    if let Some(command) = view.results.and_then(sections::reproduce) {
-        let _ = writeln!(out, "\nh2. Reproduce\n\n{{code}}\n{command}\n{{code}}");
-    }
-    out
+    document::render(view, &mut Jira::default()).unwrap_or_default()
 }
 
-fn results_table(view: &ReportView<'_>, family: Family, out: &mut String) {
-    let _ = writeln!(out, "{}", header_row(&sections::header(view.alpha)));
-    for row in sections::rows(view, family) {
-        let _ = writeln!(out, "{}", row_of(&row.cells));
+#[derive(Default)]
+struct Jira {
+    out: String,
+}
+
+impl Markup for Jira {
+    fn title(&mut self, text: &str) {
+        let _ = writeln!(self.out, "h1. {}\n", escape(text));
     }
-}
 
-fn header_row(cells: &[String]) -> String {
-    let cells: Vec<String> = cells.iter().map(|c| escape(c)).collect();
-    format!("||{}||", cells.join("||"))
-}
+    fn headline(&mut self, text: &str, _verdict: Option<Verdict>) {
+        let _ = writeln!(self.out, "*Result:* {}\n", escape(text));
+    }
 
-fn row_of(cells: &[String]) -> String {
-    let cells: Vec<String> = cells
-        .iter()
-        .map(|c| if c.is_empty() { " ".into() } else { escape(c) })
-        .collect();
-    format!("|{}|", cells.join("|"))
+    fn table(&mut self, table: &Table) {
+        let header: Vec<String> = table.header.iter().map(|c| escape(c)).collect();
+        let _ = writeln!(self.out, "||{}||", header.join("||"));
+        for cells in &table.rows {
+            let cells: Vec<String> = cells
+                .iter()
+                .map(|c| if c.is_empty() { " ".into() } else { escape(c) })
+                .collect();
+            let _ = writeln!(self.out, "|{}|", cells.join("|"));
+        }
+    }
+
+    fn label(&mut self, text: &str) {
+        let _ = writeln!(self.out, "\n*{}*\n", escape(text));
+    }
+
+    fn notes(&mut self, notes: &[String]) {
+        for note in notes {
+            let _ = writeln!(self.out, "* Power: {}", escape(note));
+        }
+    }
+
+    fn section(&mut self, text: &str) {
+        let _ = writeln!(self.out, "\nh2. {}\n", escape(text));
+    }
+
+    fn paragraph(&mut self, text: &str) {
+        let _ = writeln!(self.out, "{}", escape(text));
+    }
+
+    fn list(&mut self, items: &[String]) {
+        for item in items {
+            let _ = writeln!(self.out, "* {}", escape(item));
+        }
+    }
+
+    fn code(&mut self, text: &str) {
+        let _ = writeln!(self.out, "{{code}}\n{text}\n{{code}}");
+    }
+
+    fn finish(&mut self) -> String {
+        std::mem::take(&mut self.out)
+    }
 }
 
 /// Escapes what Jira reads as markup: table and link brackets, macros, bold and

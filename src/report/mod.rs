@@ -4,6 +4,7 @@
 
 pub(crate) mod charts;
 pub(crate) mod csv;
+pub(crate) mod document;
 pub(crate) mod files;
 pub(crate) mod format;
 pub(crate) mod html;

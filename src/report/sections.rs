@@ -10,14 +10,6 @@ use crate::stats::compare::Family;
 pub(crate) const EXPLANATORY_TITLE: &str =
     "Explanatory metrics (not judged; Holm-adjusted among themselves)";
 
-/// One row of the results table, formatted.
-pub(crate) struct ResultRow {
-    /// Cells: threads, metric, baseline, variant, change [CI], p, Holm p, verdict.
-    pub(crate) cells: [String; 8],
-    /// The verdict or significance, for styling.
-    pub(crate) judgement: String,
-}
-
 /// The header of the results table.
 pub(crate) fn header(alpha: f64) -> [String; 8] {
     [
@@ -32,13 +24,14 @@ pub(crate) fn header(alpha: f64) -> [String; 8] {
     ]
 }
 
-/// The rows of the results table for one family of metrics.
-pub(crate) fn rows(view: &ReportView<'_>, family: Family) -> Vec<ResultRow> {
+/// The rows of the results table for one family of metrics: threads, metric, baseline,
+/// variant, change [CI], p, Holm p, and the verdict (or "significant").
+pub(crate) fn rows(view: &ReportView<'_>, family: Family) -> Vec<[String; 8]> {
     view.comparisons
         .iter()
         .filter(|c| c.family == family)
-        .map(|c| ResultRow {
-            cells: [
+        .map(|c| {
+            [
                 c.threads.to_string(),
                 format::metric_label(&c.metric),
                 format::value(&c.metric, c.baseline.mean),
@@ -47,8 +40,7 @@ pub(crate) fn rows(view: &ReportView<'_>, family: Family) -> Vec<ResultRow> {
                 format::p_value(c.p),
                 format::p_value(c.p_holm),
                 judgement(c),
-            ],
-            judgement: judgement(c),
+            ]
         })
         .collect()
 }

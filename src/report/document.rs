@@ -1,0 +1,128 @@
+//! The ticket report as one sequence of blocks — title, headline, results, explanatory
+//! metrics, sweep, power, charts, method, differences, environment, warnings, the
+//! command to reproduce — written once here and drawn by a [`Markup`] per format
+//! (Markdown, HTML, Jira), so the formats cannot drift apart (the shape of hyperfine's
+//! `export/markup.rs`).
+
+use super::{ReportView, sections};
+use crate::stats::compare::Family;
+use crate::stats::verdict::Verdict;
+
+/// A table of a report.
+pub(crate) struct Table {
+    /// A name for the table (HTML `id`).
+    pub(crate) id: &'static str,
+    /// Column titles.
+    pub(crate) header: Vec<String>,
+    /// Cells, row by row.
+    pub(crate) rows: Vec<Vec<String>>,
+    /// Whether each column holds numbers (right-aligned).
+    pub(crate) numeric: Vec<bool>,
+    /// The column holding a verdict, styled by it.
+    pub(crate) verdict_column: Option<usize>,
+}
+
+/// How one format draws the blocks of a report.
+pub(crate) trait Markup {
+    /// The document's start and its title.
+    fn title(&mut self, text: &str);
+    /// The one-sentence result, marked by the overall verdict.
+    fn headline(&mut self, text: &str, verdict: Option<Verdict>);
+    /// Before the results table: HTML draws the change chart there.
+    fn lead(&mut self, _view: &ReportView<'_>) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// A table.
+    fn table(&mut self, table: &Table);
+    /// A label above a block inside the results part (not a section).
+    fn label(&mut self, text: &str);
+    /// The power notes.
+    fn notes(&mut self, notes: &[String]);
+    /// After the results part, for a saved run: HTML draws its charts there.
+    fn charts(&mut self, _view: &ReportView<'_>) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// A section heading.
+    fn section(&mut self, text: &str);
+    /// A paragraph.
+    fn paragraph(&mut self, text: &str);
+    /// A bullet list.
+    fn list(&mut self, items: &[String]);
+    /// A command, verbatim.
+    fn code(&mut self, text: &str);
+    /// The finished document.
+    fn finish(&mut self) -> String;
+}
+
+/// Draws the report of `view` with `markup`.
+pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::Result<String> {
+    markup.title(&format!("abtest: {} vs {}", view.names[0], view.names[1]));
+    markup.headline(&view.headline(), view.verdict);
+    markup.lead(view)?;
+    markup.table(&results_table(view, Family::Confirmatory, "results"));
+    if view.has(Family::Explanatory) {
+        markup.label(sections::EXPLANATORY_TITLE);
+        markup.table(&results_table(view, Family::Explanatory, "explanatory"));
+    }
+    if view.levels().len() > 1 {
+        markup.label("Sweep summary");
+        markup.table(&Table {
+            id: "sweep",
+            header: sections::sweep_header(view.alpha).to_vec(),
+            rows: sections::sweep_rows(view)
+                .into_iter()
+                .map(Vec::from)
+                .collect(),
+            numeric: vec![true, true, true, false, false],
+            verdict_column: None,
+        });
+    }
+    let notes = view.power_notes();
+    if !notes.is_empty() {
+        markup.notes(&notes);
+    }
+    if let Some(results) = view.results {
+        markup.charts(view)?;
+        markup.section("Method");
+        markup.paragraph(&sections::method(results, view.alpha));
+        markup.section("What differs between the sides");
+        let differences = sections::differences(results);
+        if differences.is_empty() {
+            markup.paragraph(sections::NO_DIFFERENCE);
+        } else {
+            markup.table(&Table {
+                id: "diff",
+                header: ["variable", "baseline", "variant"]
+                    .map(String::from)
+                    .to_vec(),
+                rows: differences.into_iter().map(Vec::from).collect(),
+                numeric: vec![false; 3],
+                verdict_column: None,
+            });
+        }
+        markup.section("Environment");
+        markup.list(&sections::environment(results));
+    }
+    if !view.warnings.is_empty() {
+        markup.section("Warnings");
+        markup.list(&view.warnings);
+    }
+    if let Some(command) = view.results.and_then(sections::reproduce) {
+        markup.section("Reproduce");
+        markup.code(&command);
+    }
+    Ok(markup.finish())
+}
+
+fn results_table(view: &ReportView<'_>, family: Family, id: &'static str) -> Table {
+    Table {
+        id,
+        header: sections::header(view.alpha).to_vec(),
+        rows: sections::rows(view, family)
+            .into_iter()
+            .map(Vec::from)
+            .collect(),
+        numeric: vec![true, false, true, true, false, true, true, false],
+        verdict_column: Some(7),
+    }
+}
