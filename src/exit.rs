@@ -1,4 +1,4 @@
-//! Exit codes are part of the user contract (DESIGN §6): CI pipelines branch on them,
+//! Exit codes are part of the user contract (docs/output-contract.md): CI pipelines branch on them,
 //! so every failure is mapped to exactly one documented code here and nowhere else.
 
 use thiserror::Error;

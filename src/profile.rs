@@ -1,4 +1,4 @@
-//! One side of a comparison, read from a TOML profile (DESIGN §4).
+//! One side of a comparison, read from a TOML profile (the format: docs/profile-format.md).
 //!
 //! A profile describes a target and its configuration, never the workload: keeping the
 //! workload out of profiles is what makes both sides run the same thing by construction.

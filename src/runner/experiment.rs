@@ -256,7 +256,7 @@ fn prepare_and_run(
     for side in Side::BOTH {
         servers.hooks(side, HookPoint::Setup)?;
     }
-    super::rounds::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r))
+    super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r))
 }
 
 fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) {

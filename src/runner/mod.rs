@@ -9,5 +9,5 @@ pub(crate) mod hooks;
 pub(crate) mod interrupt;
 pub(crate) mod progress;
 pub(crate) mod round;
-pub(crate) mod rounds;
+pub(crate) mod round_loop;
 pub(crate) mod worker;

@@ -16,7 +16,7 @@ use crate::db::errors::{IgnoreErrors, Recovery, recovery};
 use crate::db::{ConnectSpec, error_code};
 use crate::histogram;
 use crate::workload::WorkloadSpec;
-use crate::workload::oltp::{OltpSession, QueryCounts, SessionContext};
+use crate::workload::oltp::{QueryCounts, SessionContext, WorkloadSession};
 
 /// Pause between reconnect attempts to a server that does not answer.
 const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
@@ -97,12 +97,13 @@ pub(crate) struct WorkerSetup<'a> {
 /// A connection with its prepared workload.
 struct Session {
     conn: mysql::Conn,
-    workload: OltpSession,
+    workload: WorkloadSession,
 }
 
 fn open(setup: &WorkerSetup<'_>, seed: u64) -> Result<Session, mysql::Error> {
     let mut conn = setup.connect.connect()?;
-    let workload = OltpSession::prepare(&mut conn, setup.workload, setup.context.clone(), seed)?;
+    let workload =
+        WorkloadSession::prepare(&mut conn, setup.workload, setup.context.clone(), seed)?;
     Ok(Session { conn, workload })
 }
 

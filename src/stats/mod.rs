@@ -1,4 +1,4 @@
-//! The statistics behind every number (DESIGN §5). Everything here is a pure function of
+//! The statistics behind every number (docs/statistics.md). Everything here is a pure function of
 //! per-round samples: no I/O, no clock, so it can be checked exactly against scipy.
 //!
 //! The unit of analysis is one value per round per side. Per-second samples inside a

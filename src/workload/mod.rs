@@ -1,7 +1,7 @@
 //! Workloads: what one event (transaction) does, and the data it runs on.
 //!
 //! The statement mix mirrors sysbench 1.0.20's `oltp_*.lua` scripts statement for
-//! statement (DESIGN §7), so that a DBA's sysbench intuition carries over unchanged.
+//! statement (docs/sysbench-parity.md), so that a DBA's sysbench intuition carries over unchanged.
 
 pub mod custom;
 pub(crate) mod oltp;

@@ -139,9 +139,19 @@ pub(crate) struct SessionContext {
     pub(crate) unique: Arc<UniqueSequence>,
 }
 
-/// What an event does, with everything it needs prepared.
+/// What an event does, with everything it needs prepared: one of sysbench's scripts,
+/// or the transactions of a workload file.
 #[derive(Debug)]
 enum Script {
+    /// A sysbench workload.
+    Sysbench(SysbenchScript),
+    /// The transactions of a workload file.
+    Custom(CustomSession),
+}
+
+/// The prepared statements of a sysbench workload.
+#[derive(Debug)]
+enum SysbenchScript {
     /// OLTP groups; `statements[table][group][statement]`.
     Groups {
         groups: Vec<(Group, u32)>,
@@ -153,13 +163,11 @@ enum Script {
     KeyLookup { statement: Stmt, ranges: bool },
     /// bulk_insert into this thread's own table.
     Bulk { buffer: String, next_id: u64 },
-    /// The transactions of a workload file.
-    Custom(CustomSession),
 }
 
-/// A connection's prepared workload.
+/// A connection's prepared workload, sysbench's or a workload file's.
 #[derive(Debug)]
-pub(crate) struct OltpSession {
+pub(crate) struct WorkloadSession {
     script: Script,
     spec: WorkloadSpec,
     context: SessionContext,
@@ -167,40 +175,16 @@ pub(crate) struct OltpSession {
     rng: WorkloadRng,
 }
 
-impl OltpSession {
+impl WorkloadSession {
     /// Prepares every statement of the workload on `conn`.
     pub(crate) fn prepare(
         conn: &mut Conn,
         spec: &WorkloadSpec,
         context: SessionContext,
         seed: u64,
-    ) -> Result<OltpSession, mysql::Error> {
+    ) -> Result<WorkloadSession, mysql::Error> {
         let prepared = spec.ps_mode == PsMode::Auto;
         let script = match spec.name {
-            WorkloadName::OltpInsert => Script::Insert,
-            WorkloadName::SelectRandomPoints => {
-                let points = vec!["?"; spec.random_points as usize].join(", ");
-                let sql = format!("SELECT id, k, c, pad FROM sbtest1 WHERE k IN ({points})");
-                Script::KeyLookup {
-                    statement: Stmt::new(conn, &sql, prepared)?,
-                    ranges: false,
-                }
-            }
-            WorkloadName::SelectRandomRanges => {
-                let ranges = vec!["k BETWEEN ? AND ?"; spec.number_of_ranges as usize].join(" OR ");
-                let sql = format!("SELECT count(k) FROM sbtest1 WHERE {ranges}");
-                Script::KeyLookup {
-                    statement: Stmt::new(conn, &sql, prepared)?,
-                    ranges: true,
-                }
-            }
-            WorkloadName::BulkInsert => {
-                conn.query_drop(format!("TRUNCATE TABLE sbtest{}", context.thread + 1))?;
-                Script::Bulk {
-                    buffer: String::new(),
-                    next_id: 0,
-                }
-            }
             WorkloadName::Custom => {
                 let custom = spec
                     .custom
@@ -214,13 +198,13 @@ impl OltpSession {
                     prepared,
                 )?)
             }
-            _ => prepare_groups(conn, spec, prepared)?,
+            _ => Script::Sysbench(prepare_sysbench(conn, spec, &context, prepared)?),
         };
         let transactions = match &script {
             Script::Custom(session) => session.uses_transactions(),
-            _ => spec.uses_transactions(),
+            Script::Sysbench(_) => spec.uses_transactions(),
         };
-        Ok(OltpSession {
+        Ok(WorkloadSession {
             script,
             transactions,
             spec: spec.clone(),
@@ -240,15 +224,16 @@ impl OltpSession {
         conn: &mut Conn,
         counts: &mut QueryCounts,
     ) -> Result<(), mysql::Error> {
-        if let Script::Custom(session) = &mut self.script {
-            return session.event(conn, &mut self.rng, counts);
-        }
+        let script = match &mut self.script {
+            Script::Custom(session) => return session.event(conn, &mut self.rng, counts),
+            Script::Sysbench(script) => script,
+        };
         if self.transactions {
             conn.query_drop("BEGIN")?;
             counts.other += 1;
         }
-        match &mut self.script {
-            Script::Groups { groups, statements } => {
+        match script {
+            SysbenchScript::Groups { groups, statements } => {
                 for index in 0..groups.len() {
                     let (group, repeat) = groups[index];
                     let table = self.rng.uniform(1, statements.len() as u32) as usize - 1;
@@ -263,17 +248,18 @@ impl OltpSession {
                     )?;
                 }
             }
-            Script::Insert => self.insert(conn, counts)?,
-            Script::KeyLookup { statement, ranges } => {
+            SysbenchScript::Insert => {
+                insert(conn, &self.spec, &self.context, &mut self.rng, counts)?
+            }
+            SysbenchScript::KeyLookup { statement, ranges } => {
                 let params = key_lookup_params(&self.spec, &self.context, *ranges, &mut self.rng);
                 statement.exec(conn, params)?;
                 counts.read += 1;
             }
-            Script::Bulk { buffer, next_id } => {
+            SysbenchScript::Bulk { buffer, next_id } => {
                 *next_id += 1;
                 bulk_append(conn, buffer, *next_id, self.context.thread + 1, counts)?;
             }
-            Script::Custom(_) => {}
         }
         if self.transactions {
             conn.query_drop("COMMIT")?;
@@ -284,7 +270,7 @@ impl OltpSession {
 
     /// Ends the session: flushes a pending bulk insert, as sysbench does at thread exit.
     pub(crate) fn finish(&mut self, conn: &mut Conn) -> Result<(), mysql::Error> {
-        if let Script::Bulk { buffer, .. } = &mut self.script
+        if let Script::Sysbench(SysbenchScript::Bulk { buffer, .. }) = &mut self.script
             && !buffer.is_empty()
         {
             conn.query_drop(buffer.as_str())?;
@@ -292,31 +278,74 @@ impl OltpSession {
         }
         Ok(())
     }
+}
 
-    fn insert(&mut self, conn: &mut Conn, counts: &mut QueryCounts) -> Result<(), mysql::Error> {
-        let table = self.rng.uniform(1, self.spec.tables);
-        let k = self.rng.row_id(self.spec.table_size.max(1));
-        let id = if self.spec.auto_inc {
-            0
-        } else {
-            i64::from(self.context.unique.next()) - 2_147_483_648
-        };
-        let mut sql = format!("INSERT INTO sbtest{table} (id, k, c, pad) VALUES ({id}, {k}, '");
-        self.rng.fill_template(C_TEMPLATE, &mut sql);
-        sql.push_str("', '");
-        self.rng.fill_template(PAD_TEMPLATE, &mut sql);
-        sql.push_str("')");
-        conn.query_drop(sql)?;
-        counts.write += 1;
-        Ok(())
-    }
+/// oltp_insert's event: one text INSERT into a random table.
+fn insert(
+    conn: &mut Conn,
+    spec: &WorkloadSpec,
+    context: &SessionContext,
+    rng: &mut WorkloadRng,
+    counts: &mut QueryCounts,
+) -> Result<(), mysql::Error> {
+    let table = rng.uniform(1, spec.tables);
+    let k = rng.row_id(spec.table_size.max(1));
+    let id = if spec.auto_inc {
+        0
+    } else {
+        i64::from(context.unique.next()) - 2_147_483_648
+    };
+    let mut sql = format!("INSERT INTO sbtest{table} (id, k, c, pad) VALUES ({id}, {k}, '");
+    rng.fill_template(C_TEMPLATE, &mut sql);
+    sql.push_str("', '");
+    rng.fill_template(PAD_TEMPLATE, &mut sql);
+    sql.push_str("')");
+    conn.query_drop(sql)?;
+    counts.write += 1;
+    Ok(())
+}
+
+/// Prepares the statements of a sysbench workload on `conn`.
+fn prepare_sysbench(
+    conn: &mut Conn,
+    spec: &WorkloadSpec,
+    context: &SessionContext,
+    prepared: bool,
+) -> Result<SysbenchScript, mysql::Error> {
+    Ok(match spec.name {
+        WorkloadName::OltpInsert => SysbenchScript::Insert,
+        WorkloadName::SelectRandomPoints => {
+            let points = vec!["?"; spec.random_points as usize].join(", ");
+            let sql = format!("SELECT id, k, c, pad FROM sbtest1 WHERE k IN ({points})");
+            SysbenchScript::KeyLookup {
+                statement: Stmt::new(conn, &sql, prepared)?,
+                ranges: false,
+            }
+        }
+        WorkloadName::SelectRandomRanges => {
+            let ranges = vec!["k BETWEEN ? AND ?"; spec.number_of_ranges as usize].join(" OR ");
+            let sql = format!("SELECT count(k) FROM sbtest1 WHERE {ranges}");
+            SysbenchScript::KeyLookup {
+                statement: Stmt::new(conn, &sql, prepared)?,
+                ranges: true,
+            }
+        }
+        WorkloadName::BulkInsert => {
+            conn.query_drop(format!("TRUNCATE TABLE sbtest{}", context.thread + 1))?;
+            SysbenchScript::Bulk {
+                buffer: String::new(),
+                next_id: 0,
+            }
+        }
+        _ => prepare_groups(conn, spec, prepared)?,
+    })
 }
 
 fn prepare_groups(
     conn: &mut Conn,
     spec: &WorkloadSpec,
     prepared: bool,
-) -> Result<Script, mysql::Error> {
+) -> Result<SysbenchScript, mysql::Error> {
     let groups = event_groups(spec);
     let mut statements = Vec::with_capacity(spec.tables as usize);
     for table in 1..=spec.tables {
@@ -331,7 +360,7 @@ fn prepare_groups(
         }
         statements.push(per_group);
     }
-    Ok(Script::Groups { groups, statements })
+    Ok(SysbenchScript::Groups { groups, statements })
 }
 
 fn run_group(

@@ -113,5 +113,5 @@ fn pause(plan: &Plan) {
 }
 
 #[cfg(test)]
-#[path = "rounds_tests.rs"]
+#[path = "round_loop_tests.rs"]
 mod tests;
