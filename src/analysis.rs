@@ -11,6 +11,7 @@ use crate::profile::Side;
 use crate::stats::compare::{Comparison, Sample, compare};
 use crate::stats::diagnostics::side_warnings;
 use crate::stats::fieller::fieller;
+use crate::stats::metric::Metric;
 use crate::stats::power::{Test, power};
 use crate::stats::summary::Summary;
 use crate::stats::t_critical;
@@ -23,8 +24,8 @@ pub(crate) struct AnalysisOptions {
     pub(crate) alpha: f64,
     /// Largest acceptable TPS loss (fraction).
     pub(crate) max_tps_loss: Option<f64>,
-    /// Largest acceptable inflation (fraction) per latency metric name.
-    pub(crate) max_latency_inflation: BTreeMap<String, f64>,
+    /// Largest acceptable inflation (fraction) per latency metric.
+    pub(crate) max_latency_inflation: BTreeMap<Metric, f64>,
     /// Inflation applied to every compared latency metric without its own.
     pub(crate) max_latency_inflation_all: Option<f64>,
     /// Largest acceptable error rate of the variant (in %).
@@ -111,21 +112,25 @@ impl AnalysisOptions {
     }
 
     /// The metrics compared for a run's rounds, in report order.
-    pub(crate) fn run_metrics(&self, with_errors: bool) -> Vec<String> {
-        let mut metrics: Vec<String> = ["tps", "qps", "latency_mean_ms"].map(String::from).to_vec();
-        metrics.extend(self.percentiles.iter().map(|p| percentile_metric(*p)));
+    pub(crate) fn run_metrics(&self, with_errors: bool) -> Vec<Metric> {
+        let mut metrics = vec![Metric::Tps, Metric::Qps, Metric::LatencyMean];
+        metrics.extend(
+            self.percentiles
+                .iter()
+                .filter_map(|p| Metric::percentile(*p)),
+        );
         if with_errors {
-            metrics.push("error_rate".into());
+            metrics.push(Metric::ErrorRate);
         }
         metrics
     }
 
     /// The direction and tolerance (fraction) of a ratio-judged metric, if it has one.
-    fn ratio_tolerance(&self, metric: &str) -> Option<(Direction, f64)> {
-        if metric == "tps" {
+    fn ratio_tolerance(&self, metric: &Metric) -> Option<(Direction, f64)> {
+        if *metric == Metric::Tps {
             return self.max_tps_loss.map(|d| (Direction::HigherIsBetter, d));
         }
-        if metric.starts_with("latency_") {
+        if metric.is_latency() {
             let delta = self
                 .max_latency_inflation
                 .get(metric)
@@ -137,31 +142,22 @@ impl AnalysisOptions {
     }
 }
 
-/// `latency_p95_ms` for 95, `latency_p99.9_ms` for 99.9.
-pub(crate) fn percentile_metric(percentile: f64) -> String {
-    format!("latency_p{}_ms", percentile_label(percentile))
-}
-
-fn percentile_label(percentile: f64) -> String {
-    trim_float(percentile)
-}
-
 /// A number with at most 3 decimals and no trailing zeros: `5`, `99.9`, `0.05`.
 fn trim_float(value: f64) -> String {
     let text = format!("{value:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Maps `mean`, `p99`, `p99.9` or a full metric name to the latency metric's name.
-fn latency_metric_name(name: &str) -> Option<String> {
-    if name.starts_with("latency_") {
-        return Some(name.to_string());
-    }
-    if name == "mean" {
-        return Some("latency_mean_ms".into());
-    }
-    let value: f64 = name.strip_prefix('p')?.parse().ok()?;
-    (value > 0.0 && value < 100.0).then(|| percentile_metric(value))
+/// The latency metric of `mean`, `p99`, `p99.9` or a full key such as `latency_p99_ms`.
+fn latency_metric_name(name: &str) -> Option<Metric> {
+    let metric = match name {
+        "mean" => Metric::LatencyMean,
+        _ => match name.strip_prefix('p').and_then(|p| p.parse::<f64>().ok()) {
+            Some(percentile) => Metric::percentile(percentile)?,
+            None => Metric::from_key(name),
+        },
+    };
+    metric.is_latency().then_some(metric)
 }
 
 /// Analyses `samples`: comparisons, verdicts, power and warnings.
@@ -182,9 +178,9 @@ pub(crate) fn analyze(samples: &[Sample], options: &AnalysisOptions) -> Analysis
         .collect();
     for comparison in &comparisons {
         warnings.extend(comparison_warnings(comparison));
-        if comparison.metric == "tps" {
+        if comparison.metric == Metric::Tps {
             for side in Side::BOTH {
-                let rounds = side_rounds(samples, side, comparison.threads, "tps");
+                let rounds = side_rounds(samples, side, comparison.threads, &Metric::Tps);
                 warnings.extend(side_warnings(
                     &format!("{side} tps at {} threads", comparison.threads),
                     &rounds,
@@ -207,16 +203,16 @@ pub(crate) fn absent_tolerance_metrics(
     samples: &[Sample],
     options: &AnalysisOptions,
 ) -> Vec<String> {
-    let present = |metric: &str| samples.iter().any(|s| s.metric == metric);
+    let present = |metric: &Metric| samples.iter().any(|s| s.metric == *metric);
     let mut absent: Vec<String> = options
         .max_tps_loss
-        .map(|_| "tps".to_string())
+        .map(|_| Metric::Tps)
         .into_iter()
         .chain(options.max_latency_inflation.keys().cloned())
         .filter(|metric| !present(metric))
+        .map(|metric| metric.to_string())
         .collect();
-    if options.max_latency_inflation_all.is_some()
-        && !samples.iter().any(|s| s.metric.starts_with("latency_"))
+    if options.max_latency_inflation_all.is_some() && !samples.iter().any(|s| s.metric.is_latency())
     {
         absent.push("latency_*".into());
     }
@@ -237,9 +233,9 @@ fn unchecked_tolerances(
     let mut levels: Vec<u32> = samples.iter().map(|s| s.threads).collect();
     levels.sort_unstable();
     levels.dedup();
-    let mut judged_metrics: Vec<&str> = samples
+    let mut judged_metrics: Vec<&Metric> = samples
         .iter()
-        .map(|s| s.metric.as_str())
+        .map(|s| &s.metric)
         .filter(|metric| options.ratio_tolerance(metric).is_some())
         .collect();
     judged_metrics.sort_unstable();
@@ -248,7 +244,7 @@ fn unchecked_tolerances(
         for &threads in &levels {
             let judged = comparisons
                 .iter()
-                .any(|c| c.threads == threads && c.metric == metric && c.verdict.is_some());
+                .any(|c| c.threads == threads && c.metric == *metric && c.verdict.is_some());
             if !judged {
                 let counts =
                     Side::BOTH.map(|side| side_values(samples, side, threads, metric).len());
@@ -264,17 +260,17 @@ fn unchecked_tolerances(
 
 /// One side's (round number, value) pairs of a metric, in round order. Round numbers
 /// count from 1; a sample's index counts from 0.
-fn side_rounds(samples: &[Sample], side: Side, threads: u32, metric: &str) -> Vec<(u32, f64)> {
+fn side_rounds(samples: &[Sample], side: Side, threads: u32, metric: &Metric) -> Vec<(u32, f64)> {
     let mut values: Vec<(u32, f64)> = samples
         .iter()
-        .filter(|s| s.side == side && s.threads == threads && s.metric == metric)
+        .filter(|s| s.side == side && s.threads == threads && s.metric == *metric)
         .map(|s| (s.index + 1, s.value))
         .collect();
     values.sort_by_key(|(round, _)| *round);
     values
 }
 
-fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &str) -> Vec<f64> {
+fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &Metric) -> Vec<f64> {
     side_rounds(samples, side, threads, metric)
         .into_iter()
         .map(|(_, v)| v)
@@ -299,16 +295,21 @@ fn judge(comparison: &mut Comparison, samples: &[Sample], options: &AnalysisOpti
             (boundary - comparison.change_pct / 100.0).abs(),
             Test::Verdict,
         ));
-    } else if comparison.metric == "error_rate"
+    } else if comparison.metric == Metric::ErrorRate
         && let Some(limit) = options.max_error_rate
     {
-        let values = side_values(samples, Side::Variant, comparison.threads, "error_rate");
+        let values = side_values(
+            samples,
+            Side::Variant,
+            comparison.threads,
+            &Metric::ErrorRate,
+        );
         let bounds = one_sided_mean_interval(&Summary::of(&values), options.alpha);
         comparison.tolerance_pct = Some(limit);
         comparison.verdict_ci_pct = Some(bounds);
         comparison.verdict = Some(verdict::absolute_verdict(bounds, limit));
     }
-    if comparison.metric != "error_rate" {
+    if comparison.metric != Metric::ErrorRate {
         let target = target_effect.or(Some((
             (comparison.change_pct / 100.0).abs(),
             Test::Significance,

@@ -7,6 +7,7 @@ use rand::{Rng, SeedableRng, rngs::SmallRng};
 use super::{AnalysisOptions, analyze};
 use crate::profile::Side;
 use crate::stats::compare::Sample;
+use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
 
 fn options(max_tps_loss: Option<f64>) -> AnalysisOptions {
@@ -36,7 +37,7 @@ fn experiment(rng: &mut SmallRng, n: u32, cv: f64, ratio: f64) -> Vec<Sample> {
                 side,
                 threads: 8,
                 index,
-                metric: "tps".into(),
+                metric: Metric::Tps,
                 value: normal(rng, mean, cv * mean),
             });
         }

@@ -16,6 +16,7 @@ use crate::profile::Side;
 use crate::server::facts::{ServerFacts, VariableDiff};
 use crate::server::probe::ServerRound;
 use crate::stats::compare::{Comparison, Sample};
+use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
 use crate::workload::oltp::QueryCounts;
 
@@ -115,20 +116,21 @@ pub(crate) struct RoundRecord {
 impl RoundRecord {
     /// The value of a compared metric. Latency percentiles other than p50/p95/p99 are
     /// read from the round's histogram.
-    pub(crate) fn metric(&self, name: &str) -> Option<f64> {
-        match name {
-            "tps" => Some(self.tps),
-            "qps" => Some(self.qps),
-            "latency_mean_ms" => Some(self.latency_ms.mean),
-            "latency_p50_ms" => Some(self.latency_ms.p50),
-            "latency_p95_ms" => Some(self.latency_ms.p95),
-            "latency_p99_ms" => Some(self.latency_ms.p99),
-            "latency_max_ms" => Some(self.latency_ms.max),
-            "error_rate" => Some(self.error_rate()),
-            "server_cpu_us_per_tx" => self.server.as_ref().and_then(|s| s.cpu_us_per_tx),
-            "threads_running" => self.server.as_ref().and_then(|s| s.threads_running),
-            "client_cpu_us_per_tx" => self.client_cpu_us_per_tx,
-            _ => self.histogram_percentile(name),
+    pub(crate) fn metric(&self, metric: &Metric) -> Option<f64> {
+        match metric {
+            Metric::Tps => Some(self.tps),
+            Metric::Qps => Some(self.qps),
+            Metric::LatencyMean => Some(self.latency_ms.mean),
+            Metric::LatencyPercentile(p) => match p.value() {
+                50.0 => Some(self.latency_ms.p50),
+                95.0 => Some(self.latency_ms.p95),
+                99.0 => Some(self.latency_ms.p99),
+                other => self.histogram_percentile(other),
+            },
+            Metric::ErrorRate => Some(self.error_rate()),
+            Metric::ServerCpuPerTx => self.server.as_ref().and_then(|s| s.cpu_us_per_tx),
+            Metric::ThreadsRunning => self.server.as_ref().and_then(|s| s.threads_running),
+            Metric::Other(_) => None,
         }
     }
 
@@ -143,12 +145,7 @@ impl RoundRecord {
         }
     }
 
-    fn histogram_percentile(&self, name: &str) -> Option<f64> {
-        let percentile: f64 = name
-            .strip_prefix("latency_p")?
-            .strip_suffix("_ms")?
-            .parse()
-            .ok()?;
+    fn histogram_percentile(&self, percentile: f64) -> Option<f64> {
         let histogram = crate::histogram::decode(&self.histogram)?;
         Some(histogram.value_at_percentile(percentile) as f64 / 1000.0)
     }
@@ -225,9 +222,9 @@ impl ResultsFile {
         };
         let with_errors = completed().any(|r| !r.errors.is_empty());
         let mut metrics = options.run_metrics(with_errors);
-        for server_metric in ["server_cpu_us_per_tx", "threads_running"] {
-            if completed().any(|r| r.metric(server_metric).is_some()) {
-                metrics.push(server_metric.into());
+        for server_metric in [Metric::ServerCpuPerTx, Metric::ThreadsRunning] {
+            if completed().any(|r| r.metric(&server_metric).is_some()) {
+                metrics.push(server_metric);
             }
         }
         let samples = samples(&self.rounds, &metrics);
@@ -269,7 +266,7 @@ fn round_warnings(rounds: &[RoundRecord]) -> Vec<String> {
 }
 
 /// Samples of `metrics` from the completed rounds.
-pub(crate) fn samples(rounds: &[RoundRecord], metrics: &[String]) -> Vec<Sample> {
+pub(crate) fn samples(rounds: &[RoundRecord], metrics: &[Metric]) -> Vec<Sample> {
     let mut out = Vec::new();
     for round in rounds.iter().filter(|r| r.status == RoundStatus::Completed) {
         for metric in metrics {
@@ -278,7 +275,7 @@ pub(crate) fn samples(rounds: &[RoundRecord], metrics: &[String]) -> Vec<Sample>
                     side: round.side,
                     threads: round.threads,
                     index: round.index,
-                    metric: metric.to_string(),
+                    metric: metric.clone(),
                     value,
                 });
             }

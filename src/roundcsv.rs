@@ -8,6 +8,7 @@ use crate::exit::UsageError;
 use crate::profile::Side;
 use crate::report::csv::{KEY_COLUMNS, NOT_METRICS};
 use crate::stats::compare::Sample;
+use crate::stats::metric::Metric;
 
 /// Reads per-round samples. Errors name the file, the line and the fix.
 pub(crate) fn read(path: &Path) -> anyhow::Result<Vec<Sample>> {
@@ -112,7 +113,7 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
                 side,
                 threads,
                 index: round.saturating_sub(1),
-                metric: metric.clone(),
+                metric: Metric::from_key(metric),
                 value,
             });
         }
@@ -132,7 +133,7 @@ fn check_rounds(samples: &[Sample], name: &str) -> anyhow::Result<()> {
         for side in Side::BOTH {
             let n = samples
                 .iter()
-                .filter(|s| s.side == side && s.threads == threads && s.metric == "tps")
+                .filter(|s| s.side == side && s.threads == threads && s.metric == Metric::Tps)
                 .count();
             if n < 2 {
                 return Err(UsageError::err(format!(
@@ -157,11 +158,15 @@ mod tests {
         let text = "side,threads,round,tps,latency_p95_ms,cpu\nbaseline,8,1,100,2.0,5\nvariant,8,1,90,2.5,6\nbaseline,8,2,101,2.1,5\nvariant,8,2,91,,6\n";
         let samples = parse(text.as_bytes(), "r.csv").unwrap();
         assert_eq!(samples.len(), 11);
-        assert!(samples.iter().any(|s| s.metric == "cpu" && s.value == 6.0));
+        assert!(
+            samples
+                .iter()
+                .any(|s| s.metric == Metric::Other("cpu".into()) && s.value == 6.0)
+        );
         assert_eq!(
             samples
                 .iter()
-                .filter(|s| s.metric == "latency_p95_ms")
+                .filter(|s| s.metric == Metric::from_key("latency_p95_ms"))
                 .count(),
             3
         );
@@ -173,7 +178,10 @@ mod tests {
                     baseline,8,1,1000,12.5,100\nvariant,8,1,900,13.5,90\n\
                     baseline,8,2,1010,12.4,101\nvariant,8,2,910,13.6,91\n";
         let samples = parse(text.as_bytes(), "r.csv").unwrap();
-        assert!(samples.iter().all(|s| s.metric == "tps"), "{samples:?}");
+        assert!(
+            samples.iter().all(|s| s.metric == Metric::Tps),
+            "{samples:?}"
+        );
         assert_eq!(samples.len(), 4);
     }
 

@@ -10,6 +10,7 @@ use crate::report::ReportView;
 use crate::results::{self, ResultsFile};
 use crate::roundcsv;
 use crate::stats::compare::Sample;
+use crate::stats::metric::Metric;
 
 /// Analyses the file and prints the report; the exit code follows the verdict.
 pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
@@ -46,13 +47,13 @@ fn refuse_absent_tolerance_metrics(
     file: &Path,
 ) -> anyhow::Result<()> {
     let mut absent = analysis::absent_tolerance_metrics(samples, options);
-    if options.max_error_rate.is_some() && !samples.iter().any(|s| s.metric == "error_rate") {
+    if options.max_error_rate.is_some() && !samples.iter().any(|s| s.metric == Metric::ErrorRate) {
         absent.push("error_rate".into());
     }
     if absent.is_empty() {
         return Ok(());
     }
-    let mut columns: Vec<&str> = samples.iter().map(|s| s.metric.as_str()).collect();
+    let mut columns: Vec<String> = samples.iter().map(|s| s.metric.to_string()).collect();
     columns.sort_unstable();
     columns.dedup();
     Err(UsageError::err(format!(

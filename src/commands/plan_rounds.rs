@@ -13,6 +13,7 @@ use crate::profile::Side;
 use crate::results;
 use crate::roundcsv;
 use crate::stats::compare::Sample;
+use crate::stats::metric::Metric;
 use crate::stats::power::{Test, minimum_detectable_effect, rounds_needed};
 use crate::stats::summary::Summary;
 
@@ -77,7 +78,7 @@ fn pilot_cv(path: &Path) -> anyhow::Result<(f64, String)> {
             .into_iter()
             .filter(|r| r.status == results::RoundStatus::Completed)
             .collect();
-        results::samples(&completed, &["tps".to_string()])
+        results::samples(&completed, &[Metric::Tps])
     } else {
         roundcsv::read(path)?
     };
@@ -110,7 +111,7 @@ fn pilot_cv(path: &Path) -> anyhow::Result<(f64, String)> {
 fn tps_of(samples: &[Sample], side: Side, threads: u32) -> Vec<f64> {
     samples
         .iter()
-        .filter(|s| s.side == side && s.threads == threads && s.metric == "tps")
+        .filter(|s| s.side == side && s.threads == threads && s.metric == Metric::Tps)
         .map(|s| s.value)
         .collect()
 }

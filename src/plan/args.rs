@@ -159,6 +159,7 @@ mod tests {
 
     use super::*;
     use crate::cli::Cli;
+    use crate::stats::metric::Metric;
 
     /// The run flags of `abtest --baseline a --variant b` and `extra`.
     fn flags(extra: &[&str]) -> crate::cli::RunArgs {
@@ -205,7 +206,10 @@ mod tests {
             analysis_options(&flags(&["--max-tps-loss", "10"]).analysis, &saved).unwrap();
         assert_eq!(rejudged.max_tps_loss, Some(0.10));
         assert_eq!(rejudged.alpha, 0.01);
-        assert_eq!(rejudged.max_latency_inflation["latency_p99_ms"], 0.20);
+        assert_eq!(
+            rejudged.max_latency_inflation[&Metric::from_key("latency_p99_ms")],
+            0.20
+        );
         let relatency =
             analysis_options(&flags(&["--max-latency-inflation", "5%"]).analysis, &saved).unwrap();
         assert!(relatency.max_latency_inflation.is_empty());
@@ -245,9 +249,12 @@ mod tests {
         };
         let opts = analysis_options(&args, &AnalysisOptions::default()).unwrap();
         assert_eq!(opts.max_latency_inflation_all, Some(0.10));
-        assert_eq!(opts.max_latency_inflation["latency_p99_ms"], 0.15);
-        assert_eq!(opts.max_latency_inflation["latency_mean_ms"], 0.05);
-        assert_eq!(opts.run_metrics(false)[5], "latency_p99.9_ms");
+        assert_eq!(
+            opts.max_latency_inflation[&Metric::from_key("latency_p99_ms")],
+            0.15
+        );
+        assert_eq!(opts.max_latency_inflation[&Metric::LatencyMean], 0.05);
+        assert_eq!(opts.run_metrics(false)[5].to_string(), "latency_p99.9_ms");
         let bad = crate::cli::AnalysisArgs {
             max_latency_inflation: vec!["p200=5%".into()],
             ..args

@@ -5,11 +5,12 @@
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::format::{confidence, metric_label};
+use super::format::confidence;
 use crate::histogram;
 use crate::profile::Side;
 use crate::results::{ResultsFile, RoundRecord, RoundStatus};
 use crate::stats::compare::{Comparison, Family};
+use crate::stats::metric::Metric;
 
 const BASELINE: RGBColor = RGBColor(31, 119, 180);
 const VARIANT: RGBColor = RGBColor(255, 127, 14);
@@ -236,7 +237,10 @@ pub(crate) fn sweep_chart(
     comparisons: &[Comparison],
     names: &[String; 2],
 ) -> anyhow::Result<String> {
-    let tps: Vec<&Comparison> = comparisons.iter().filter(|c| c.metric == "tps").collect();
+    let tps: Vec<&Comparison> = comparisons
+        .iter()
+        .filter(|c| c.metric == Metric::Tps)
+        .collect();
     let (_, high) = bounds(tps.iter().flat_map(|c| {
         [
             c.baseline.mean + c.baseline.sd,
@@ -309,7 +313,7 @@ pub(crate) fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Re
         .collect();
     let boundary = |c: &Comparison| {
         c.tolerance_pct
-            .map(|t| if c.metric == "tps" { -t } else { t })
+            .map(|t| if c.metric == Metric::Tps { -t } else { t })
     };
     let extent = rows
         .iter()
@@ -327,7 +331,7 @@ pub(crate) fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Re
         * 1.1;
     let labels: Vec<String> = rows
         .iter()
-        .map(|c| format!("{} @{}", metric_label(&c.metric), c.threads))
+        .map(|c| format!("{} @{}", c.metric.label(), c.threads))
         .collect();
     let caption = format!(
         "Change of variant vs baseline, {} % CI (red: tolerance)",

@@ -1,8 +1,10 @@
 //! Number formatting shared by every report, so the table, Markdown and HTML agree.
 
+use crate::stats::metric::Metric;
+
 /// A metric value with precision suited to its unit.
-pub(crate) fn value(metric: &str, value: f64) -> String {
-    if metric.ends_with("_ms") {
+pub(crate) fn value(metric: &Metric, value: f64) -> String {
+    if metric.is_latency() {
         if value < 10.0 {
             format!("{value:.3}")
         } else {
@@ -10,26 +12,6 @@ pub(crate) fn value(metric: &str, value: f64) -> String {
         }
     } else {
         format!("{value:.1}")
-    }
-}
-
-/// A metric's name for people: `server CPU per transaction (µs)` for
-/// `server_cpu_us_per_tx`, `latency p99 (ms)` for `latency_p99_ms`. Names it does not
-/// know (extra CSV columns) are shown as they are.
-pub(crate) fn metric_label(metric: &str) -> String {
-    match metric {
-        "tps" => "TPS".into(),
-        "qps" => "QPS".into(),
-        "server_cpu_us_per_tx" => "server CPU per transaction (µs)".into(),
-        "threads_running" => "threads running".into(),
-        "error_rate" => "error rate (%)".into(),
-        _ => match metric
-            .strip_prefix("latency_")
-            .and_then(|rest| rest.strip_suffix("_ms"))
-        {
-            Some(statistic) => format!("latency {statistic} (ms)"),
-            None => metric.to_string(),
-        },
     }
 }
 
@@ -91,8 +73,8 @@ mod tests {
 
     #[test]
     fn formats() {
-        assert_eq!(value("tps", 1234.56), "1234.6");
-        assert_eq!(value("latency_p95_ms", 1.23456), "1.235");
+        assert_eq!(value(&Metric::Tps, 1234.56), "1234.6");
+        assert_eq!(value(&Metric::percentile(95.0).unwrap(), 1.23456), "1.235");
         assert_eq!(
             change(-21.3, Some([-24.0, -18.5])),
             "-21.30 % [-24.00, -18.50]"
@@ -102,12 +84,6 @@ mod tests {
         assert_eq!(p_value(1.09e-9), "1.1e-9");
         assert_eq!(confidence(0.05), "95");
         assert_eq!(confidence(0.005), "99.5");
-        assert_eq!(metric_label("latency_p99.9_ms"), "latency p99.9 (ms)");
-        assert_eq!(
-            metric_label("server_cpu_us_per_tx"),
-            "server CPU per transaction (µs)"
-        );
-        assert_eq!(metric_label("Com_select"), "Com_select");
         assert_eq!(
             variable_value("innodb_buffer_pool_size", "536870912"),
             "512 MiB"

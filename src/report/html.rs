@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::document::{self, Markup, Table};
 use super::{ReportView, charts};
 use crate::stats::compare::Family;
+use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
 
 const STYLE: &str = "body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:980px;color:#222}\
@@ -100,7 +101,7 @@ impl Markup for Html {
             let tps = view
                 .comparisons
                 .iter()
-                .find(|c| c.threads == *threads && c.metric == "tps");
+                .find(|c| c.threads == *threads && c.metric == Metric::Tps);
             figure(
                 &mut self.out,
                 &charts::rounds_chart(results, &view.names, *threads, tps)?,

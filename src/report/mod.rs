@@ -17,6 +17,7 @@ pub(crate) mod table;
 use crate::profile::Side;
 use crate::results::ResultsFile;
 use crate::stats::compare::{Comparison, Family};
+use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
 
 /// What every report shows.
@@ -84,7 +85,7 @@ impl<'a> ReportView<'a> {
         let sentences: Vec<String> = self
             .comparisons
             .iter()
-            .filter(|c| c.metric == "tps")
+            .filter(|c| c.metric == Metric::Tps)
             .map(|c| tps_sentence(c, &self.names[1], self.alpha))
             .collect();
         let summary = if sentences.is_empty() {
@@ -116,7 +117,7 @@ impl<'a> ReportView<'a> {
                 };
                 Some(format!(
                     "{} at {} threads: CV {:.1} %, smallest detectable change with {} rounds ≈ {:.1} %{needed}",
-                    format::metric_label(&c.metric),
+                    c.metric.label(),
                     c.threads,
                     100.0 * power.cv,
                     c.baseline.n.min(c.variant.n),

@@ -5,6 +5,7 @@
 use super::{ReportView, format, judgement};
 use crate::results::ResultsFile;
 use crate::stats::compare::Family;
+use crate::stats::metric::Metric;
 
 /// The title of the explanatory block, which says how it differs from the main table.
 pub(crate) const EXPLANATORY_TITLE: &str =
@@ -33,7 +34,7 @@ pub(crate) fn rows(view: &ReportView<'_>, family: Family) -> Vec<[String; 8]> {
         .map(|c| {
             [
                 c.threads.to_string(),
-                format::metric_label(&c.metric),
+                c.metric.label(),
                 format::value(&c.metric, c.baseline.mean),
                 format::value(&c.metric, c.variant.mean),
                 format::change(c.change_pct, c.ci_pct),
@@ -146,21 +147,21 @@ pub(crate) fn sweep_rows(view: &ReportView<'_>) -> Vec<[String; 5]> {
     view.levels()
         .into_iter()
         .map(|threads| {
-            let find = |metric: &str| {
+            let find = |metric: Option<Metric>| {
                 view.comparisons
                     .iter()
-                    .find(|c| c.threads == threads && c.metric == metric)
+                    .find(|c| c.threads == threads && Some(&c.metric) == metric.as_ref())
             };
             let change = |c: Option<&crate::stats::compare::Comparison>| {
                 c.map_or("-".to_string(), |c| format::change(c.change_pct, c.ci_pct))
             };
-            let tps = find("tps");
+            let tps = find(Some(Metric::Tps));
             [
                 threads.to_string(),
-                tps.map_or("-".into(), |c| format::value("tps", c.baseline.mean)),
-                tps.map_or("-".into(), |c| format::value("tps", c.variant.mean)),
+                tps.map_or("-".into(), |c| format::value(&Metric::Tps, c.baseline.mean)),
+                tps.map_or("-".into(), |c| format::value(&Metric::Tps, c.variant.mean)),
                 change(tps),
-                change(find("latency_p95_ms")),
+                change(find(Metric::percentile(95.0))),
             ]
         })
         .collect()

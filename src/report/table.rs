@@ -71,7 +71,7 @@ fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) 
     for c in comparisons {
         table.add_row(vec![
             Cell::new(c.threads),
-            Cell::new(format::metric_label(&c.metric)),
+            Cell::new(c.metric.label()),
             Cell::new(format::value(&c.metric, c.baseline.mean)),
             Cell::new(format::value(&c.metric, c.variant.mean)),
             styled(Cell::new(format::change(c.change_pct, c.ci_pct)), c, color),

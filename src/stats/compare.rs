@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fieller::fieller;
 use super::holm::holm;
+use super::metric::Metric;
 use super::paired::paired_ratio_ci;
 use super::power::Power;
 use super::summary::Summary;
@@ -27,8 +28,8 @@ pub struct Sample {
     pub(crate) threads: u32,
     /// Round index within the side and level; pairs rounds across sides.
     pub(crate) index: u32,
-    /// Metric name, such as `tps`.
-    pub(crate) metric: String,
+    /// What the value measures.
+    pub(crate) metric: Metric,
     /// The value.
     pub(crate) value: f64,
 }
@@ -38,8 +39,8 @@ pub struct Sample {
 pub(crate) struct Comparison {
     /// Thread level.
     pub(crate) threads: u32,
-    /// Metric name.
-    pub(crate) metric: String,
+    /// What is compared.
+    pub(crate) metric: Metric,
     /// Baseline sample summary.
     pub(crate) baseline: Summary,
     /// Variant sample summary.
@@ -88,8 +89,8 @@ pub(crate) enum Family {
 
 impl Family {
     /// The family of `metric`: TPS and latency metrics are confirmatory.
-    pub(crate) fn of(metric: &str) -> Family {
-        if metric == "tps" || metric.starts_with("latency_") {
+    pub(crate) fn of(metric: &Metric) -> Family {
+        if *metric == Metric::Tps || metric.is_latency() {
             Family::Confirmatory
         } else {
             Family::Explanatory
@@ -102,14 +103,14 @@ impl Family {
 /// `samples`. qps is left out at a level where it is the same multiple of tps in every
 /// round: it would only repeat tps.
 pub(crate) fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
-    let mut keys: Vec<(u32, &str)> = Vec::new();
+    let mut keys: Vec<(u32, &Metric)> = Vec::new();
     for sample in samples {
-        let key = (sample.threads, sample.metric.as_str());
+        let key = (sample.threads, &sample.metric);
         if !keys.contains(&key) {
             keys.push(key);
         }
     }
-    keys.retain(|&(threads, metric)| metric != "qps" || !qps_repeats_tps(samples, threads));
+    keys.retain(|&(threads, metric)| *metric != Metric::Qps || !qps_repeats_tps(samples, threads));
     keys.sort_by_key(|(_, metric)| Family::of(metric) == Family::Explanatory);
     let mut comparisons: Vec<Comparison> = keys
         .into_iter()
@@ -132,8 +133,8 @@ pub(crate) fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
 /// Whether qps / tps is one constant (to 1e-9) in every round of both sides at `threads`.
 fn qps_repeats_tps(samples: &[Sample], threads: u32) -> bool {
     let mut ratios = Side::BOTH.into_iter().flat_map(|side| {
-        let tps = side_values(samples, side, threads, "tps");
-        let qps = side_values(samples, side, threads, "qps");
+        let tps = side_values(samples, side, threads, &Metric::Tps);
+        let qps = side_values(samples, side, threads, &Metric::Qps);
         let paired = qps.len() == tps.len();
         tps.into_iter()
             .zip(qps)
@@ -146,11 +147,11 @@ fn qps_repeats_tps(samples: &[Sample], threads: u32) -> bool {
 }
 
 /// The values of one side, ordered by round index.
-fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &str) -> Vec<(u32, f64)> {
+fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &Metric) -> Vec<(u32, f64)> {
     let mut values: Vec<(u32, f64)> = samples
         .iter()
         .filter(|s| {
-            s.side == side && s.threads == threads && s.metric == metric && s.value.is_finite()
+            s.side == side && s.threads == threads && s.metric == *metric && s.value.is_finite()
         })
         .map(|s| (s.index, s.value))
         .collect();
@@ -158,7 +159,12 @@ fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &str) -> Ve
     values
 }
 
-fn compare_one(samples: &[Sample], threads: u32, metric: &str, alpha: f64) -> Option<Comparison> {
+fn compare_one(
+    samples: &[Sample],
+    threads: u32,
+    metric: &Metric,
+    alpha: f64,
+) -> Option<Comparison> {
     let x = side_values(samples, Side::Baseline, threads, metric);
     let y = side_values(samples, Side::Variant, threads, metric);
     if x.len() < 2 || y.len() < 2 {
@@ -172,7 +178,7 @@ fn compare_one(samples: &[Sample], threads: u32, metric: &str, alpha: f64) -> Op
     let (px, py) = pair_by_round(&x, &y);
     Some(Comparison {
         threads,
-        metric: metric.to_string(),
+        metric: metric.clone(),
         baseline: bx,
         variant: by,
         change_pct: 100.0 * (ratio.ratio - 1.0),

@@ -8,6 +8,7 @@ pub(crate) mod compare;
 pub(crate) mod diagnostics;
 pub(crate) mod fieller;
 pub(crate) mod holm;
+pub(crate) mod metric;
 pub(crate) mod paired;
 pub(crate) mod power;
 pub(crate) mod summary;
