@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::exit::UsageError;
 use crate::profile::Side;
-use crate::stats::compare::{Comparison, Sample, compare};
+use crate::stats::compare::{self, Comparison, Sample, compare};
 use crate::stats::diagnostics::side_warnings;
 use crate::stats::fieller::fieller;
 use crate::stats::metric::Metric;
@@ -261,17 +261,14 @@ fn unchecked_tolerances(
 /// One side's (round number, value) pairs of a metric, in round order. Round numbers
 /// count from 1; a sample's index counts from 0.
 fn side_rounds(samples: &[Sample], side: Side, threads: u32, metric: &Metric) -> Vec<(u32, f64)> {
-    let mut values: Vec<(u32, f64)> = samples
-        .iter()
-        .filter(|s| s.side == side && s.threads == threads && s.metric == *metric)
-        .map(|s| (s.index + 1, s.value))
-        .collect();
-    values.sort_by_key(|(round, _)| *round);
-    values
+    compare::side_values(samples, side, threads, metric)
+        .into_iter()
+        .map(|(index, value)| (index + 1, value))
+        .collect()
 }
 
 fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &Metric) -> Vec<f64> {
-    side_rounds(samples, side, threads, metric)
+    compare::side_values(samples, side, threads, metric)
         .into_iter()
         .map(|(_, v)| v)
         .collect()

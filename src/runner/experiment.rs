@@ -112,15 +112,7 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> a
 /// Refuses to resume against servers whose configuration changed since the run started.
 fn check_same_servers(targets: &[Target; 2], results: &ResultsFile) -> anyhow::Result<()> {
     for target in targets {
-        let now = target
-            .admin
-            .connect()
-            .and_then(|mut admin| {
-                target
-                    .client
-                    .connect()
-                    .and_then(|mut client| ServerFacts::read(&mut admin, &mut client))
-            })
+        let now = server_facts(target)
             .with_context(|| format!("{}: reading server facts to resume", target.side))?;
         let Some(before) = results
             .sides
@@ -149,6 +141,14 @@ fn check_same_servers(targets: &[Target; 2], results: &ResultsFile) -> anyhow::R
     Ok(())
 }
 
+/// What a side's server is: read over an administrator and a client connection (the
+/// client's, for the TLS it really uses).
+fn server_facts(target: &Target) -> Result<ServerFacts, mysql::Error> {
+    let mut admin = target.admin.connect()?;
+    let mut client = target.client.connect()?;
+    ServerFacts::read(&mut admin, &mut client)
+}
+
 /// Starts (or connects to) both sides; if either fails, the other is stopped.
 fn open_targets(plan: &Plan) -> anyhow::Result<[Target; 2]> {
     eprintln!("abtest: starting both sides");
@@ -168,13 +168,7 @@ fn join<T>(handle: std::thread::ScopedJoinHandle<'_, anyhow::Result<T>>) -> anyh
 
 fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
     for target in targets {
-        let read = target.admin.connect().and_then(|mut admin| {
-            target
-                .client
-                .connect()
-                .and_then(|mut client| ServerFacts::read(&mut admin, &mut client))
-        });
-        match read {
+        match server_facts(target) {
             Ok(found) => {
                 if let Some(notice) = target.client.fallback_notice(&found.tls_cipher) {
                     let message = format!("{}: {notice}", target.side);

@@ -146,8 +146,13 @@ fn qps_repeats_tps(samples: &[Sample], threads: u32) -> bool {
     ratios.all(|ratio| ratio.is_some_and(|r| (r - first).abs() <= 1e-9 * first.abs()))
 }
 
-/// The values of one side, ordered by round index.
-fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &Metric) -> Vec<(u32, f64)> {
+/// The (round index, value) pairs of one side's finite values, ordered by round index.
+pub(crate) fn side_values(
+    samples: &[Sample],
+    side: Side,
+    threads: u32,
+    metric: &Metric,
+) -> Vec<(u32, f64)> {
     let mut values: Vec<(u32, f64)> = samples
         .iter()
         .filter(|s| {
