@@ -22,66 +22,25 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(input);
-    let error = |line: u64, message: String| UsageError::err(format!("{name}:{line}: {message}"));
-    let header: Vec<String> = reader
-        .headers()
-        .map_err(|e| error(1, format!("cannot read the header ({e})")))?
-        .iter()
-        .map(str::to_lowercase)
-        .collect();
-    for required in KEY_COLUMNS.iter().chain(&["tps"]) {
-        if !header.iter().any(|h| h == required) {
-            return Err(error(
-                1,
-                format!(
-                    "missing column `{required}`; the header must start side,threads,round,tps"
-                ),
-            ));
-        }
-    }
-    let column = |key: &str| header.iter().position(|h| h == key).unwrap_or(0);
-    let (side_col, threads_col, round_col) = (column("side"), column("threads"), column("round"));
+    let file = File(name);
+    let columns = Columns::of(
+        reader
+            .headers()
+            .map_err(|e| file.error(1, format!("cannot read the header ({e})")))?,
+        &file,
+    )?;
     let mut samples = Vec::new();
     let mut seen = std::collections::HashMap::new();
     for record in reader.records() {
         let record =
-            record.map_err(|e| error(e.position().map_or(0, |p| p.line()), format!("{e}")))?;
+            record.map_err(|e| file.error(e.position().map_or(0, |p| p.line()), format!("{e}")))?;
         let line = record.position().map_or(0, |p| p.line());
-        if let Some(status) = header.iter().position(|h| h == "status")
-            && record
-                .get(status)
-                .is_some_and(|s| !s.is_empty() && s != "completed")
-        {
+        if !columns.completed(&record) {
             continue;
         }
-        let side = match &record[side_col] {
-            "baseline" | "a" | "A" => Side::Baseline,
-            "variant" | "b" | "B" => Side::Variant,
-            other => {
-                return Err(error(
-                    line,
-                    format!("side `{other}` must be baseline or variant"),
-                ));
-            }
-        };
-        let integer = |col: usize, what: &str| {
-            record[col].parse::<u32>().map_err(|_| {
-                error(
-                    line,
-                    format!("{what} `{}` is not a whole number", &record[col]),
-                )
-            })
-        };
-        let threads = integer(threads_col, "threads")?;
-        let round = integer(round_col, "round")?;
-        if round == 0 {
-            return Err(error(
-                line,
-                "round 0: rounds are numbered from 1 on each side".into(),
-            ));
-        }
+        let (side, threads, round) = columns.key(&record, line, &file)?;
         if let Some(first) = seen.insert((side, threads, round), line) {
-            return Err(error(
+            return Err(file.error(
                 line,
                 format!(
                     "{side} round {round} at {threads} threads appears twice (first on line {first}); \
@@ -89,37 +48,134 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
                 ),
             ));
         }
-        for (col, metric) in header.iter().enumerate() {
-            if KEY_COLUMNS.contains(&metric.as_str())
-                || NOT_METRICS.contains(&metric.as_str())
-                || record.get(col).is_none_or(str::is_empty)
-            {
-                continue;
-            }
-            let value: f64 = record[col]
-                .parse()
-                .ok()
-                .filter(|v: &f64| v.is_finite())
-                .ok_or_else(|| {
-                    error(line, format!("{metric} `{}` is not a number", &record[col]))
-                })?;
-            if metric == "tps" && value <= 0.0 {
-                return Err(error(
-                    line,
-                    format!("tps `{}` must be above 0", &record[col]),
-                ));
-            }
+        for (metric, value) in columns.values(&record, line, &file)? {
             samples.push(Sample {
                 side,
                 threads,
-                index: round.saturating_sub(1),
-                metric: Metric::from_key(metric),
+                index: round - 1,
+                metric,
                 value,
             });
         }
     }
     check_rounds(&samples, name)?;
     Ok(samples)
+}
+
+/// The file being read, for messages that name it and the line.
+struct File<'a>(&'a str);
+
+impl File<'_> {
+    fn error(&self, line: u64, message: String) -> anyhow::Error {
+        UsageError::err(format!("{}:{line}: {message}", self.0))
+    }
+}
+
+/// Where the columns are: the key columns, `status` if any, and every column's name.
+struct Columns {
+    names: Vec<String>,
+    side: usize,
+    threads: usize,
+    round: usize,
+    status: Option<usize>,
+}
+
+impl Columns {
+    /// The header's columns; side, threads, round and tps are required.
+    fn of(header: &csv::StringRecord, file: &File<'_>) -> anyhow::Result<Columns> {
+        let names: Vec<String> = header.iter().map(str::to_lowercase).collect();
+        let find = |key: &str| names.iter().position(|h| h == key);
+        for required in KEY_COLUMNS.iter().chain(&["tps"]) {
+            if find(required).is_none() {
+                return Err(file.error(
+                    1,
+                    format!(
+                        "missing column `{required}`; the header must start side,threads,round,tps"
+                    ),
+                ));
+            }
+        }
+        Ok(Columns {
+            side: find("side").unwrap_or(0),
+            threads: find("threads").unwrap_or(0),
+            round: find("round").unwrap_or(0),
+            status: find("status"),
+            names,
+        })
+    }
+
+    /// Whether the row is a completed round (a row without a status is).
+    fn completed(&self, record: &csv::StringRecord) -> bool {
+        self.status
+            .and_then(|col| record.get(col))
+            .is_none_or(|s| s.is_empty() || s == "completed")
+    }
+
+    /// The row's side, thread level and round number (from 1).
+    fn key(
+        &self,
+        record: &csv::StringRecord,
+        line: u64,
+        file: &File<'_>,
+    ) -> anyhow::Result<(Side, u32, u32)> {
+        let side = match &record[self.side] {
+            "baseline" | "a" | "A" => Side::Baseline,
+            "variant" | "b" | "B" => Side::Variant,
+            other => {
+                return Err(file.error(line, format!("side `{other}` must be baseline or variant")));
+            }
+        };
+        let integer = |col: usize, what: &str| {
+            record[col].parse::<u32>().map_err(|_| {
+                file.error(
+                    line,
+                    format!("{what} `{}` is not a whole number", &record[col]),
+                )
+            })
+        };
+        let (threads, round) = (
+            integer(self.threads, "threads")?,
+            integer(self.round, "round")?,
+        );
+        if round == 0 {
+            return Err(file.error(
+                line,
+                "round 0: rounds are numbered from 1 on each side".into(),
+            ));
+        }
+        Ok((side, threads, round))
+    }
+
+    /// The row's metric values: every non-empty cell of a metric column, a finite
+    /// number, and TPS above 0.
+    fn values(
+        &self,
+        record: &csv::StringRecord,
+        line: u64,
+        file: &File<'_>,
+    ) -> anyhow::Result<Vec<(Metric, f64)>> {
+        let mut values = Vec::new();
+        for (col, name) in self.names.iter().enumerate() {
+            let cell = record.get(col).unwrap_or("");
+            if KEY_COLUMNS.contains(&name.as_str())
+                || NOT_METRICS.contains(&name.as_str())
+                || cell.is_empty()
+            {
+                continue;
+            }
+            let value: f64 = cell
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| file.error(line, format!("{name} `{cell}` is not a number")))?;
+            let metric = Metric::from_key(name);
+            if metric == Metric::Tps && value <= 0.0 {
+                return Err(file.error(line, format!("tps `{cell}` must be above 0")));
+            }
+            values.push((metric, value));
+        }
+        Ok(values)
+    }
 }
 
 fn check_rounds(samples: &[Sample], name: &str) -> anyhow::Result<()> {

@@ -311,24 +311,7 @@ pub(crate) fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Re
         .iter()
         .filter(|c| c.family == Family::Confirmatory)
         .collect();
-    let boundary = |c: &Comparison| {
-        c.tolerance_pct
-            .map(|t| if c.metric == Metric::Tps { -t } else { t })
-    };
-    let extent = rows
-        .iter()
-        .flat_map(|c| {
-            let [lo, hi] = c.ci_pct.unwrap_or([c.change_pct, c.change_pct]);
-            [
-                lo.abs(),
-                hi.abs(),
-                c.change_pct.abs(),
-                boundary(c).unwrap_or(0.0).abs(),
-            ]
-        })
-        .filter(|v| v.is_finite())
-        .fold(1.0_f64, f64::max)
-        * 1.1;
+    let extent = change_extent(&rows);
     let labels: Vec<String> = rows
         .iter()
         .map(|c| format!("{} @{}", c.metric.label(), c.threads))
@@ -357,37 +340,66 @@ pub(crate) fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Re
             .draw_series(LineSeries::new(zero, BLACK.stroke_width(1)))
             .map_err(failed)?;
         for (i, c) in rows.iter().enumerate() {
-            let y = i as f64;
-            if let Some(t) = boundary(c) {
-                chart
-                    .draw_series(LineSeries::new(
-                        [(t, y - 0.4), (t, y + 0.4)],
-                        RED.stroke_width(2),
-                    ))
-                    .map_err(failed)?;
-            }
-            if let Some([lo, hi]) = c.ci_pct {
-                chart
-                    .draw_series(std::iter::once(ErrorBar::new_horizontal(
-                        y,
-                        lo,
-                        c.change_pct,
-                        hi,
-                        VARIANT.filled(),
-                        10,
-                    )))
-                    .map_err(failed)?;
-            }
-            chart
-                .draw_series(std::iter::once(Circle::new(
-                    (c.change_pct, y),
-                    5,
-                    VARIANT.filled(),
-                )))
-                .map_err(failed)?;
+            draw_change(chart, c, i as f64)?;
         }
         Ok(())
     })
+}
+
+/// Where a comparison's tolerance lies on the change axis: below zero for TPS (a loss),
+/// above for latency (an inflation).
+fn tolerance_boundary(c: &Comparison) -> Option<f64> {
+    c.tolerance_pct
+        .map(|t| if c.metric == Metric::Tps { -t } else { t })
+}
+
+/// Half the width of the change axis: every interval, point and tolerance fits.
+fn change_extent(rows: &[&Comparison]) -> f64 {
+    rows.iter()
+        .flat_map(|c| {
+            let [lo, hi] = c.ci_pct.unwrap_or([c.change_pct, c.change_pct]);
+            [
+                lo.abs(),
+                hi.abs(),
+                c.change_pct.abs(),
+                tolerance_boundary(c).unwrap_or(0.0).abs(),
+            ]
+        })
+        .filter(|v| v.is_finite())
+        .fold(1.0_f64, f64::max)
+        * 1.1
+}
+
+/// One row of the change chart at height `y`: the tolerance, the interval, the point.
+fn draw_change(chart: &mut Chart<'_, '_>, c: &Comparison, y: f64) -> anyhow::Result<()> {
+    if let Some(t) = tolerance_boundary(c) {
+        chart
+            .draw_series(LineSeries::new(
+                [(t, y - 0.4), (t, y + 0.4)],
+                RED.stroke_width(2),
+            ))
+            .map_err(failed)?;
+    }
+    if let Some([lo, hi]) = c.ci_pct {
+        chart
+            .draw_series(std::iter::once(ErrorBar::new_horizontal(
+                y,
+                lo,
+                c.change_pct,
+                hi,
+                VARIANT.filled(),
+                10,
+            )))
+            .map_err(failed)?;
+    }
+    chart
+        .draw_series(std::iter::once(Circle::new(
+            (c.change_pct, y),
+            5,
+            VARIANT.filled(),
+        )))
+        .map_err(failed)?;
+    Ok(())
 }
 
 /// A range that holds every value with a little room, starting at zero for positives.

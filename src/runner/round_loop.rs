@@ -8,6 +8,7 @@ use super::progress::Progress;
 use crate::exit::Interrupted;
 use crate::plan::Plan;
 use crate::results::{ResultsFile, RoundRecord, RoundStatus};
+use crate::schedule::Slot;
 use crate::server::OnServerLoss;
 
 /// Restarts of lost managed servers allowed in one run.
@@ -22,54 +23,59 @@ pub(crate) fn run_rounds(
     save: &mut dyn FnMut(&ResultsFile) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let slots = plan.schedule.slots(plan.seed);
-    let total = slots.len();
-    let progress = Progress::new(plan.schedule.estimated_time());
     let done: Vec<u32> = results.rounds.iter().map(|r| r.position).collect();
-    let mut restarts = 0;
-    let mut outcome = Ok(());
-    for slot in slots.into_iter().filter(|s| !done.contains(&s.position)) {
-        outcome = loop {
+    let mut run = RoundLoop {
+        plan,
+        backend,
+        results,
+        save,
+        progress: Progress::new(plan.schedule.estimated_time()),
+        total: slots.len(),
+        restarts: 0,
+    };
+    let outcome = slots
+        .into_iter()
+        .filter(|s| !done.contains(&s.position))
+        .try_for_each(|slot| run.slot(slot));
+    run.progress.finish();
+    outcome
+}
+
+/// The state of the loop over the rounds.
+struct RoundLoop<'a> {
+    plan: &'a Plan,
+    backend: &'a mut dyn Backend,
+    results: &'a mut ResultsFile,
+    save: &'a mut dyn FnMut(&ResultsFile) -> anyhow::Result<()>,
+    progress: Progress,
+    total: usize,
+    restarts: u32,
+}
+
+impl RoundLoop<'_> {
+    /// Runs one slot to an end: completed, or (after restarts) failed or interrupted.
+    fn slot(&mut self, slot: Slot) -> anyhow::Result<()> {
+        loop {
             if interrupt::requested() {
-                break Err(Interrupted.into());
+                return Err(Interrupted.into());
             }
-            let record = match backend
-                .hooks(slot.side, HookPoint::BeforeRound)
-                .and_then(|()| backend.round(slot, &progress))
-            {
-                Ok(record) => record,
-                Err(e) => break Err(e),
-            };
-            progress.line(&round_line(&record, total, plan.schedule.rounds));
+            self.backend.hooks(slot.side, HookPoint::BeforeRound)?;
+            let record = self.backend.round(slot, &self.progress)?;
+            self.progress
+                .line(&round_line(&record, self.total, self.plan.schedule.rounds));
             let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());
-            results.rounds.push(record);
-            save(results)?;
+            self.results.rounds.push(record);
+            (self.save)(self.results)?;
             match status {
                 RoundStatus::Completed => {
-                    let after = backend.hooks(slot.side, HookPoint::AfterRound);
-                    pause(plan);
-                    break after;
+                    let after = self.backend.hooks(slot.side, HookPoint::AfterRound);
+                    pause(self.plan);
+                    return after;
                 }
-                RoundStatus::Interrupted => break Err(Interrupted.into()),
-                RoundStatus::Failed
-                    if restarts < MAX_RESTARTS
-                        && plan.client.on_server_loss == OnServerLoss::Retry
-                        && backend.server_lost(slot.side) =>
-                {
-                    restarts += 1;
-                    let message = format!(
-                        "{} server lost in round {} at {} threads ({reason}); restarted it and ran the round again",
-                        slot.side,
-                        slot.index + 1,
-                        slot.threads
-                    );
-                    progress.line(&format!("abtest: warning: {message}"));
-                    results.warnings.push(message);
-                    if let Err(e) = backend.restart(slot.side) {
-                        break Err(e);
-                    }
-                }
+                RoundStatus::Interrupted => return Err(Interrupted.into()),
+                RoundStatus::Failed if self.may_restart(slot) => self.restart(slot, &reason)?,
                 RoundStatus::Failed => {
-                    break Err(anyhow::anyhow!(
+                    return Err(anyhow::anyhow!(
                         "{} side, {} threads, round {}: {reason}",
                         slot.side,
                         slot.threads,
@@ -77,13 +83,30 @@ pub(crate) fn run_rounds(
                     ));
                 }
             }
-        };
-        if outcome.is_err() {
-            break;
         }
     }
-    progress.finish();
-    outcome
+
+    /// Whether `--on-server-loss retry` applies: the side's managed server is gone and
+    /// restarts are left.
+    fn may_restart(&self, slot: Slot) -> bool {
+        self.restarts < MAX_RESTARTS
+            && self.plan.client.on_server_loss == OnServerLoss::Retry
+            && self.backend.server_lost(slot.side)
+    }
+
+    /// Restarts the side's server, saying so, so that the round runs again.
+    fn restart(&mut self, slot: Slot, reason: &str) -> anyhow::Result<()> {
+        self.restarts += 1;
+        let message = format!(
+            "{} server lost in round {} at {} threads ({reason}); restarted it and ran the round again",
+            slot.side,
+            slot.index + 1,
+            slot.threads
+        );
+        self.progress.line(&format!("abtest: warning: {message}"));
+        self.results.warnings.push(message);
+        self.backend.restart(slot.side)
+    }
 }
 
 /// The line printed after each round.
