@@ -63,6 +63,14 @@ pub(crate) struct Analysis {
 }
 
 impl AnalysisOptions {
+    /// Whether any tolerance was given, so that a verdict can be reached.
+    pub(crate) fn has_tolerance(&self) -> bool {
+        self.max_tps_loss.is_some()
+            || self.max_error_rate.is_some()
+            || self.max_latency_inflation_all.is_some()
+            || !self.max_latency_inflation.is_empty()
+    }
+
     /// Adds one `--max-latency-inflation` entry: `10%` for every latency metric, or
     /// `p99=15%` for one.
     pub(crate) fn add_latency_tolerance(&mut self, entry: &str) -> anyhow::Result<()> {

@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::db::errors::IgnoreErrors;
 use crate::schedule::{LevelOrder, RoundOrder};
 use crate::server::OnServerLoss;
+use crate::stats::sequential::Until;
 use crate::thread_policy::ClientSched;
 use crate::workload::random::RandType;
 use crate::workload::{PrepareMode, PsMode, WorkloadName};
@@ -498,12 +499,46 @@ pub(crate) struct ScheduleArgs {
     /// Seed for data, random order and workload randomness (default: random, recorded).
     #[arg(long, help_heading = "Schedule")]
     pub(crate) seed: Option<u64>,
+
+    /// A wall-clock budget for the rounds (30m, 1h): the rounds per side are as many as
+    /// fit, in place of --rounds.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Schedule")]
+    pub(crate) max_time: Option<Duration>,
+
+    /// Stop at a look once the answer is known: `decided` (every tolerance GO or NO-GO) or
+    /// `precision=2%` (TPS interval half-width); needs --max-time.
+    #[arg(long, value_name = "RULE", value_parser = parse_until, help_heading = "Schedule")]
+    pub(crate) until: Option<Until>,
+
+    /// Looks of a run with --until, spread over the budget's rounds.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=20), help_heading = "Schedule")]
+    pub(crate) looks: u32,
 }
 
 /// Parses a duration such as `30s`, `2m` or `1h 30m`.
 pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text.trim())
         .map_err(|e| format!("`{text}` is not a duration ({e}); write it as 30s, 2m or 1h"))
+}
+
+/// Parses `--until`: `decided` or `precision=2%`.
+fn parse_until(text: &str) -> Result<Until, String> {
+    match text.trim().split_once('=') {
+        None if text.trim() == "decided" => Ok(Until::Decided),
+        Some(("precision", value)) => {
+            let fraction = percent::within(
+                "--until precision",
+                percent::parse_percent(value)?,
+                0.0,
+                1.0,
+                "2%",
+            )?;
+            Ok(Until::Precision(100.0 * fraction))
+        }
+        _ => Err(format!(
+            "`{text}` is not a stopping rule; write decided or precision=2%"
+        )),
+    }
 }
 
 /// Parses sysbench-style booleans: on/off, true/false, yes/no, 1/0.

@@ -210,6 +210,31 @@ pub(crate) struct ResultsFile {
     /// Why the run stopped early, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) error: Option<String>,
+    /// The looks of a run with `--until`, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) looks: Vec<Look>,
+    /// Why a run with `--until` stopped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) stopped: Option<String>,
+}
+
+/// One look of a run with `--until`: where it was taken and what it saw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Look {
+    /// 1 for the first look.
+    pub(crate) look: u32,
+    /// Completed rounds per side at the look.
+    pub(crate) rounds_per_side: u32,
+    /// The α this look tests at (its share of the run's α).
+    pub(crate) alpha: f64,
+    /// TPS change in %, if compared.
+    pub(crate) tps_change_pct: Option<f64>,
+    /// Its interval at the look's level, if bounded.
+    pub(crate) tps_ci_pct: Option<[f64; 2]>,
+    /// The overall verdict at the look, when tolerances were given.
+    pub(crate) verdict: Option<Verdict>,
+    /// Seconds since the first round started.
+    pub(crate) elapsed_s: f64,
 }
 
 impl ResultsFile {

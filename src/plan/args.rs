@@ -13,7 +13,8 @@ use crate::workload::custom::CustomWorkload;
 use crate::workload::random::RandSpec;
 use crate::workload::{WorkloadName, WorkloadSpec};
 
-use super::ClientOptions;
+use super::{ClientOptions, Sequential};
+use crate::stats::sequential::{Design, Until};
 
 /// The workload of the flags, with the workload file read and the settings sysbench
 /// itself would reject refused.
@@ -151,6 +152,54 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
         order: args.order,
         level_order: args.level_order,
     })
+}
+
+/// The rounds a `--max-time` budget holds, set in `schedule`, and the looks of an
+/// `--until` run. `--until` needs a budget, one thread level and (for `decided`) a
+/// tolerance.
+pub(crate) fn budget(
+    args: &ScheduleArgs,
+    schedule: &mut Schedule,
+    analysis: &AnalysisOptions,
+) -> anyhow::Result<Option<Sequential>> {
+    let Some(max_time) = args.max_time else {
+        return match args.until {
+            Some(_) => Err(UsageError::err(
+                "--until stops a run within a budget: give --max-time too, such as --max-time 10m",
+            )),
+            None => Ok(None),
+        };
+    };
+    let per_round = schedule.warmup + schedule.round_time + schedule.pause;
+    let per_side = 2 * schedule.levels.len() as u32;
+    let rounds = (max_time.as_secs_f64() / (per_round.as_secs_f64() * f64::from(per_side))) as u32;
+    if rounds < 2 {
+        return Err(UsageError::err(format!(
+            "--max-time {} holds {rounds} round(s) per side of {} each; at least 2 are needed: \
+             raise --max-time or shorten --round-time/--warmup",
+            humantime::format_duration(max_time),
+            humantime::format_duration(per_round)
+        )));
+    }
+    schedule.rounds = rounds;
+    let Some(until) = args.until else {
+        return Ok(None);
+    };
+    if schedule.levels.len() > 1 {
+        return Err(UsageError::err(
+            "--until looks at one thread level: give one --threads value",
+        ));
+    }
+    if until == Until::Decided && !analysis.has_tolerance() {
+        return Err(UsageError::err(
+            "--until decided needs a tolerance to decide, such as --max-tps-loss 5%",
+        ));
+    }
+    Ok(Some(Sequential {
+        until,
+        design: Design::new(rounds, args.looks, analysis.alpha),
+        max_time,
+    }))
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use crate::profile::{Hooks, Side};
 use crate::schedule::Schedule;
 use crate::secret::Secret;
 use crate::server::OnServerLoss;
+use crate::stats::sequential::{Design, Until};
 use crate::thread_policy::ClientSched;
 use crate::workload::WorkloadSpec;
 
@@ -45,11 +46,26 @@ pub(crate) struct Plan {
     /// Whether a write workload may run in an external database holding other tables.
     #[serde(default)]
     pub(crate) allow_foreign_tables: bool,
+    /// A run with --until: its looks and its stopping rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) sequential: Option<Sequential>,
     /// The command line that reproduces this run (never holds a secret).
     pub(crate) command_line: String,
     /// Problems worth a warning that do not stop the run.
     #[serde(skip)]
     pub(crate) warnings: Vec<String>,
+}
+
+/// A run that may stop at a look (`--max-time` with `--until`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Sequential {
+    /// When to stop early.
+    pub(crate) until: Until,
+    /// The looks and the α each spends.
+    pub(crate) design: Design,
+    /// The wall-clock budget of the rounds.
+    #[serde(with = "crate::serde_secs")]
+    pub(crate) max_time: Duration,
 }
 
 /// The files a run writes.
@@ -155,9 +171,10 @@ impl Plan {
     /// Resolves the command line and both profiles into a plan, or a usage error.
     pub(crate) fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
         let seed = cli.schedule.seed.unwrap_or_else(crate::secret::random_u64);
-        let schedule = args::schedule(&cli.schedule, &cli.workload.threads, seed)?;
+        let mut schedule = args::schedule(&cli.schedule, &cli.workload.threads, seed)?;
         let workload = args::workload_spec(&cli.workload)?;
         let analysis = args::analysis_options(&cli.analysis, &AnalysisOptions::default())?;
+        let sequential = args::budget(&cli.schedule, &mut schedule, &analysis)?;
         let mut warnings = Vec::new();
         let baseline = resolve_side(
             required(&cli.baseline, "--baseline")?,
@@ -177,6 +194,7 @@ impl Plan {
             client: args::client_options(&cli.client)?,
             analysis,
             seed,
+            sequential,
             outputs: Outputs {
                 json: cli.json.clone(),
                 markdown: cli.markdown.clone(),
@@ -241,6 +259,23 @@ impl Plan {
             .collect();
         out.push_str(&format!("order     {order} (seed {})\n", self.seed));
         out.push_str(&format!("analysis  {}\n", self.analysis.describe()));
+        if let Some(sequential) = &self.sequential {
+            let looks: Vec<String> = sequential
+                .design
+                .rounds
+                .iter()
+                .map(u32::to_string)
+                .collect();
+            let until = match sequential.until {
+                Until::Decided => "every tolerance is GO or NO-GO".to_string(),
+                Until::Precision(h) => format!("the TPS interval is within ±{h} %"),
+            };
+            out.push_str(&format!(
+                "looks     at {} rounds per side (budget {}); stop when {until}\n",
+                looks.join(", "),
+                humantime::format_duration(sequential.max_time)
+            ));
+        }
         out.push_str(&format!(
             "estimate  {} for {} rounds, plus server start and data preparation\n",
             humantime::format_duration(round_secs(s.estimated_time())),

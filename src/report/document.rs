@@ -81,6 +81,22 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
     if !notes.is_empty() {
         markup.notes(&notes);
     }
+    if let Some(results) = view.results.filter(|r| !r.looks.is_empty()) {
+        markup.label("Sequential looks");
+        markup.table(&Table {
+            id: "looks",
+            header: sections::looks_header().to_vec(),
+            rows: sections::looks_rows(results)
+                .into_iter()
+                .map(Vec::from)
+                .collect(),
+            numeric: vec![true, true, true, false, false, true],
+            verdict_column: Some(4),
+        });
+        if let Some(reason) = &results.stopped {
+            markup.paragraph(&format!("Stopped: {reason}."));
+        }
+    }
     if let Some(results) = view.results {
         markup.charts(view)?;
         markup.section("Method");

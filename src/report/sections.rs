@@ -130,6 +130,39 @@ pub(crate) fn reproduce(results: &ResultsFile) -> Option<String> {
     Some(results.plan.command_line.clone()).filter(|line| !line.is_empty())
 }
 
+/// The header of the table of looks of a run with `--until`.
+pub(crate) fn looks_header() -> [String; 6] {
+    [
+        "look",
+        "rounds per side",
+        "α at the look",
+        "TPS change [CI at the look]",
+        "verdict",
+        "elapsed",
+    ]
+    .map(String::from)
+}
+
+/// One row per look.
+pub(crate) fn looks_rows(results: &ResultsFile) -> Vec<[String; 6]> {
+    results
+        .looks
+        .iter()
+        .map(|look| {
+            [
+                look.look.to_string(),
+                look.rounds_per_side.to_string(),
+                format!("{:.4}", look.alpha),
+                look.tps_change_pct
+                    .map_or("-".into(), |c| format::change(c, look.tps_ci_pct)),
+                look.verdict.map_or("", |v| v.as_str()).to_string(),
+                humantime::format_duration(std::time::Duration::from_secs(look.elapsed_s as u64))
+                    .to_string(),
+            ]
+        })
+        .collect()
+}
+
 /// The header of the sweep summary.
 pub(crate) fn sweep_header(alpha: f64) -> [String; 5] {
     let ci = format::confidence(alpha);

@@ -42,6 +42,16 @@ pub(crate) fn render_styled(view: &ReportView<'_>, color: bool) -> String {
         out.push_str(&format!("sweep summary\n{}\n", sweep_table(view, color)));
     }
     out.push_str(&format!("{}\n", view.headline()));
+    if let Some(results) = view.results.filter(|r| !r.looks.is_empty()) {
+        let mut looks = new_table(sections::looks_header().to_vec(), color);
+        for row in sections::looks_rows(results) {
+            looks.add_row(row.to_vec());
+        }
+        out.push_str(&format!("looks\n{looks}\n"));
+        if let Some(reason) = &results.stopped {
+            out.push_str(&format!("stopped: {reason}\n"));
+        }
+    }
     let notes = view.power_notes();
     if !notes.is_empty() {
         out.push_str("power:\n");

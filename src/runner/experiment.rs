@@ -54,6 +54,8 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
         warnings: plan.warnings.clone(),
         analysis_warnings: Vec::new(),
         error: None,
+        looks: Vec::new(),
+        stopped: None,
     }
 }
 
@@ -262,7 +264,7 @@ fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) 
     if let Err(e) = outcome {
         results.error = Some(format!("{e:#}"));
     }
-    results.analyze(&plan.analysis);
+    results.analyze(&super::looks::final_analysis(plan, results));
     if let Err(e) = report::files::write_final(&plan.outputs, results) {
         eprintln!("abtest: error: could not save the results: {e:#}");
     }

@@ -7,6 +7,7 @@ pub(crate) mod control;
 pub(crate) mod experiment;
 pub(crate) mod hooks;
 pub(crate) mod interrupt;
+pub(crate) mod looks;
 pub(crate) mod progress;
 pub(crate) mod round;
 pub(crate) mod round_loop;

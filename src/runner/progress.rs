@@ -113,6 +113,7 @@ fn interval_p95(control: &RoundControl) -> f64 {
 #[derive(Debug)]
 pub(crate) struct Progress {
     bar: indicatif::ProgressBar,
+    quiet: bool,
     started: Instant,
     last: std::sync::Mutex<(Instant, u64)>,
 }
@@ -134,6 +135,18 @@ impl Progress {
         };
         Progress {
             bar,
+            quiet: false,
+            started: Instant::now(),
+            last: std::sync::Mutex::new((Instant::now(), 0)),
+        }
+    }
+
+    /// A display that shows nothing (for simulations of many runs).
+    #[cfg(test)]
+    pub(crate) fn silent() -> Progress {
+        Progress {
+            bar: indicatif::ProgressBar::hidden(),
+            quiet: true,
             started: Instant::now(),
             last: std::sync::Mutex::new((Instant::now(), 0)),
         }
@@ -141,6 +154,9 @@ impl Progress {
 
     /// Prints a line above the bar (or on stderr when it is hidden).
     pub(crate) fn line(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
         if self.bar.is_hidden() {
             eprintln!("{text}");
         } else {

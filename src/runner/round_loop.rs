@@ -22,6 +22,18 @@ pub(crate) fn run_rounds(
     results: &mut ResultsFile,
     save: &mut dyn FnMut(&ResultsFile) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
+    let progress = Progress::new(plan.schedule.estimated_time());
+    run_rounds_with(plan, backend, results, save, progress)
+}
+
+/// [`run_rounds`] with its progress display given.
+pub(crate) fn run_rounds_with(
+    plan: &Plan,
+    backend: &mut dyn Backend,
+    results: &mut ResultsFile,
+    save: &mut dyn FnMut(&ResultsFile) -> anyhow::Result<()>,
+    progress: Progress,
+) -> anyhow::Result<()> {
     let slots = plan.schedule.slots(plan.seed);
     let done: Vec<u32> = results.rounds.iter().map(|r| r.position).collect();
     let mut run = RoundLoop {
@@ -29,14 +41,21 @@ pub(crate) fn run_rounds(
         backend,
         results,
         save,
-        progress: Progress::new(plan.schedule.estimated_time()),
+        progress,
         total: slots.len(),
         restarts: 0,
+        started: std::time::Instant::now(),
     };
-    let outcome = slots
-        .into_iter()
-        .filter(|s| !done.contains(&s.position))
-        .try_for_each(|slot| run.slot(slot));
+    let mut outcome = Ok(());
+    for slot in slots.into_iter().filter(|s| !done.contains(&s.position)) {
+        outcome = run.slot(slot);
+        if outcome.is_err() || run.results.stopped.is_some() {
+            break;
+        }
+    }
+    if let Some(reason) = &run.results.stopped {
+        run.progress.line(&format!("abtest: stopped: {reason}"));
+    }
     run.progress.finish();
     outcome
 }
@@ -50,6 +69,7 @@ struct RoundLoop<'a> {
     progress: Progress,
     total: usize,
     restarts: u32,
+    started: std::time::Instant,
 }
 
 impl RoundLoop<'_> {
@@ -65,6 +85,9 @@ impl RoundLoop<'_> {
                 .line(&round_line(&record, self.total, self.plan.schedule.rounds));
             let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());
             self.results.rounds.push(record);
+            if status == RoundStatus::Completed {
+                super::looks::after_round(self.plan, self.results, self.started.elapsed());
+            }
             (self.save)(self.results)?;
             match status {
                 RoundStatus::Completed => {

@@ -6,20 +6,25 @@ use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::run_rounds;
+use super::{run_rounds, run_rounds_with};
 use crate::analysis::AnalysisOptions;
 use crate::db::{ClientSpec, Endpoint, errors::IgnoreErrors};
 use crate::exit::Interrupted;
-use crate::plan::{ClientOptions, Outputs, Plan, SidePlan, TargetSpec};
+use crate::plan::{ClientOptions, Outputs, Plan, Sequential, SidePlan, TargetSpec};
 use crate::profile::{Hooks, Side};
 use crate::results::{LatencyMs, ResultsFile, RoundRecord, RoundStatus};
 use crate::runner::backend::{Backend, HookPoint};
 use crate::runner::experiment::{new_results, resumed};
+use crate::runner::looks::final_analysis;
 use crate::runner::progress::Progress;
 use crate::schedule::{LevelOrder, RoundOrder, Schedule, Slot};
 use crate::server::OnServerLoss;
+use crate::stats::metric::Metric;
+use crate::stats::sequential::{Design, Until};
+use crate::stats::verdict::Verdict;
 use crate::thread_policy::ClientSched;
 use crate::workload::{WorkloadName, WorkloadSpec};
+use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// What the scripted backend does with one attempt at a round.
 #[derive(Debug, Clone, Copy)]
@@ -34,12 +39,14 @@ enum Script {
     Interrupted,
 }
 
-/// A backend that logs every call and plays scripted outcomes, per position and attempt.
+/// A backend that logs every call and plays scripted outcomes, per position and attempt;
+/// with a generator, each round's TPS is drawn from it.
 #[derive(Default)]
 struct Scripted {
     calls: Vec<String>,
     scripts: BTreeMap<u32, VecDeque<Script>>,
     lost: [bool; 2],
+    tps: Option<Box<dyn FnMut(Side) -> f64>>,
 }
 
 impl Scripted {
@@ -74,14 +81,23 @@ impl Backend for Scripted {
             .get_mut(&slot.position)
             .and_then(VecDeque::pop_front)
             .unwrap_or(Script::Completed);
-        Ok(match script {
-            Script::Completed => record(slot, RoundStatus::Completed, None),
-            Script::Failed(reason) => record(slot, RoundStatus::Failed, Some(reason)),
-            Script::LostServer => {
-                self.lost[slot.side as usize] = true;
-                record(slot, RoundStatus::Failed, Some("Lost connection to server"))
+        let mut record = |status, reason| {
+            let mut r = record(slot, status, reason);
+            if let Some(draw) = self.tps.as_mut() {
+                r.tps = draw(slot.side);
+                r.qps = r.tps;
             }
-            Script::Interrupted => record(slot, RoundStatus::Interrupted, Some("interrupted")),
+            r
+        };
+        Ok(match script {
+            Script::Completed => record(RoundStatus::Completed, None),
+            Script::Failed(reason) => record(RoundStatus::Failed, Some(reason)),
+            Script::LostServer => {
+                let r = record(RoundStatus::Failed, Some("Lost connection to server"));
+                self.lost[slot.side as usize] = true;
+                r
+            }
+            Script::Interrupted => record(RoundStatus::Interrupted, Some("interrupted")),
         })
     }
 
@@ -164,6 +180,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
         seed: 1,
         outputs: Outputs::default(),
         allow_foreign_tables: false,
+        sequential: None,
         command_line: String::new(),
         warnings: Vec::new(),
     }
@@ -363,4 +380,111 @@ fn a_resumed_run_continues_from_the_interrupted_round_and_runs_each_round_once()
             .iter()
             .any(|w| w.contains("1 unfinished round(s) run again"))
     );
+}
+
+/// What a simulated sequential run ended with.
+struct Outcome {
+    significant: bool,
+    verdict: Option<Verdict>,
+    rounds_per_side: u32,
+}
+
+/// `runs` sequential runs of up to 20 rounds per side and 5 looks on the scripted
+/// backend, TPS normal with a 5 % CV and the variant's mean `ratio` times the
+/// baseline's.
+fn simulate(runs: u64, ratio: f64, until: Until, max_tps_loss: Option<f64>) -> Vec<Outcome> {
+    let mut plan = plan(20, &[8], OnServerLoss::Fail);
+    plan.analysis.percentiles = Vec::new();
+    plan.analysis.max_tps_loss = max_tps_loss;
+    plan.sequential = Some(Sequential {
+        until,
+        design: Design::new(20, 5, plan.analysis.alpha),
+        max_time: Duration::from_secs(40),
+    });
+    let template = new_results(&plan);
+    (0..runs)
+        .map(|run| {
+            let mut rng = SmallRng::seed_from_u64(run);
+            let mut backend = Scripted {
+                tps: Some(Box::new(move |side| {
+                    let mean = if side == Side::Baseline {
+                        1000.0
+                    } else {
+                        1000.0 * ratio
+                    };
+                    normal(&mut rng, mean, 0.05 * mean)
+                })),
+                ..Scripted::default()
+            };
+            let mut results = template.clone();
+            run_rounds_with(
+                &plan,
+                &mut backend,
+                &mut results,
+                &mut |_| Ok(()),
+                Progress::silent(),
+            )
+            .unwrap();
+            results.analyze(&final_analysis(&plan, &results));
+            let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
+            Outcome {
+                significant: tps.is_some_and(|c| c.significant),
+                verdict: results.verdict,
+                rounds_per_side: results.looks.last().map_or(0, |l| l.rounds_per_side),
+            }
+        })
+        .collect()
+}
+
+/// Box–Muller normal draw.
+fn normal(rng: &mut SmallRng, mean: f64, sd: f64) -> f64 {
+    let (u1, u2): (f64, f64) = (rng.random_range(f64::EPSILON..1.0), rng.random());
+    mean + sd * (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// α plus three Monte Carlo standard errors of a rate α over `runs` runs.
+fn at_most_alpha(runs: u64) -> f64 {
+    0.05 + 3.0 * (0.05 * 0.95 / runs as f64).sqrt()
+}
+
+#[test]
+fn optional_stopping_keeps_the_error_rates() {
+    const RUNS: u64 = 10_000;
+    // A/A, stopping as soon as the TPS interval is ±3.5 %: false significance ≤ α.
+    let aa = simulate(RUNS, 1.0, Until::Precision(3.5), None);
+    let significant = aa.iter().filter(|o| o.significant).count() as f64 / RUNS as f64;
+    let early = aa.iter().filter(|o| o.rounds_per_side < 20).count();
+    println!("A/A: significant in {significant:.4} of runs; {early} of {RUNS} stopped early");
+    assert!(significant <= at_most_alpha(RUNS), "{significant}");
+    assert!(early > 0, "the precision rule stops some runs early");
+    // A true loss of exactly the 5 % tolerance, stopping when decided: GO ≤ α.
+    let edge = simulate(RUNS, 0.95, Until::Decided, Some(0.05));
+    let go = edge
+        .iter()
+        .filter(|o| o.verdict == Some(Verdict::Go))
+        .count() as f64
+        / RUNS as f64;
+    println!("loss at the tolerance: GO in {go:.4} of runs");
+    assert!(go <= at_most_alpha(RUNS), "{go}");
+}
+
+#[test]
+fn a_clear_answer_comes_before_the_budget_is_spent() {
+    const RUNS: u64 = 2_000;
+    // No change against a 10 % tolerance: GO, usually well before 20 rounds per side.
+    let clear = simulate(RUNS, 1.0, Until::Decided, Some(0.10));
+    let go = clear
+        .iter()
+        .filter(|o| o.verdict == Some(Verdict::Go))
+        .count();
+    let mean_rounds = clear
+        .iter()
+        .map(|o| f64::from(o.rounds_per_side))
+        .sum::<f64>()
+        / RUNS as f64;
+    println!(
+        "no change, 10 % tolerance: GO in {go} of {RUNS}; mean rounds per side {mean_rounds:.1} (fixed design: 20)"
+    );
+    assert!(go as f64 > 0.95 * RUNS as f64, "{go}");
+    assert!(mean_rounds < 12.0, "{mean_rounds}");
 }

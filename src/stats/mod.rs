@@ -11,6 +11,7 @@ pub(crate) mod holm;
 pub(crate) mod metric;
 pub(crate) mod paired;
 pub(crate) mod power;
+pub(crate) mod sequential;
 pub(crate) mod summary;
 pub(crate) mod verdict;
 pub(crate) mod welch;

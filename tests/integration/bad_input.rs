@@ -470,3 +470,83 @@ fn the_dry_run_says_when_both_sides_are_the_same() {
     let different = dry_run(&sandbox, &[]);
     assert!(!different.contains("configured identically"), "{different}");
 }
+
+#[test]
+fn a_time_budget_sets_the_rounds_and_the_looks() {
+    let sandbox = Sandbox::new();
+    let plan = dry_run(
+        &sandbox,
+        &[
+            "--round-time",
+            "10s",
+            "--warmup",
+            "5s",
+            "--max-time",
+            "10m",
+            "--until",
+            "decided",
+            "--max-tps-loss",
+            "5%",
+        ],
+    );
+    // 600 s / (2 sides × 15 s) = 20 rounds per side; five looks on round pairs.
+    assert!(plan.contains("20 rounds per side"), "{plan}");
+    assert!(
+        plan.contains("looks     at 4, 8, 12, 16, 20 rounds per side (budget 10m); stop when every tolerance is GO or NO-GO"),
+        "{plan}"
+    );
+    let precision = dry_run(
+        &sandbox,
+        &[
+            "--max-time",
+            "10m",
+            "--until",
+            "precision=2%",
+            "--looks",
+            "2",
+        ],
+    );
+    assert!(
+        precision.contains("stop when the TPS interval is within ±2 %"),
+        "{precision}"
+    );
+    for (flags, needle) in [
+        (
+            &["--until", "decided", "--max-tps-loss", "5%"][..],
+            "give --max-time too",
+        ),
+        (
+            &["--max-time", "10m", "--until", "decided"][..],
+            "needs a tolerance",
+        ),
+        (
+            &[
+                "--max-time",
+                "10m",
+                "--until",
+                "decided",
+                "--max-tps-loss",
+                "5%",
+                "--threads",
+                "8,16",
+            ][..],
+            "one thread level",
+        ),
+        (&["--max-time", "20s"][..], "at least 2 are needed"),
+        (
+            &["--max-time", "10m", "--until", "soon"][..],
+            "is not a stopping rule",
+        ),
+    ] {
+        let mut args = vec![
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb-audit.toml",
+            "--dry-run",
+        ];
+        args.extend(flags);
+        let stderr = refuse(&sandbox, &args);
+        assert!(stderr.contains(needle), "{flags:?}: {stderr}");
+    }
+}

@@ -228,3 +228,64 @@ fn client_tls_on_a_managed_side_is_in_effect() {
         "{differences:?}"
     );
 }
+
+/// A run with a budget and `--until decided` looks as it goes: the audit plugin's cost
+/// is decided before the budget is spent, or the last look says it was not, and the
+/// results file shows every look.
+#[test]
+fn a_budget_run_looks_and_says_why_it_stopped() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let finished = sandbox.run_json(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb-audit.toml",
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "4",
+        "--table-size",
+        "1000",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "500ms",
+        "--max-time",
+        "36s",
+        "--until",
+        "decided",
+        "--looks",
+        "3",
+        "--max-tps-loss",
+        "5%",
+        "--seed",
+        "3",
+    ]);
+    crate::support::assert_valid_results(&finished.results);
+    let (results, code, stdout) = (&finished.results, finished.code, &finished.output);
+    let looks = results["looks"].as_array().expect("looks recorded");
+    assert!(!looks.is_empty(), "{stdout}");
+    let stopped = results["stopped"].as_str().unwrap();
+    let rounds = results["rounds"].as_array().unwrap().len() as u64;
+    let last = looks.last().unwrap();
+    assert_eq!(
+        rounds,
+        2 * last["rounds_per_side"].as_u64().unwrap(),
+        "no round after the stop"
+    );
+    if stopped.starts_with("decided") {
+        assert_eq!(
+            code,
+            Some(3),
+            "the audit plugin costs more than 5 %: {stdout}"
+        );
+    } else {
+        assert_eq!(last["rounds_per_side"], 12, "{stopped}");
+    }
+    assert_eq!(
+        results["analysis"]["alpha"], last["alpha"],
+        "the final analysis is the last look's"
+    );
+    assert!(stdout.contains("stopped: "), "{stdout}");
+}

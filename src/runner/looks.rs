@@ -1,0 +1,98 @@
+//! The looks of a run with `--until`: after a round that completes a look's number of
+//! rounds on both sides, the run is analysed at that look's share of α
+//! (`stats::sequential`), the look is recorded, and the stopping rule says whether the
+//! answer is known. The final analysis of such a run uses the α of its last look, so the
+//! verdict it reports is the one the stopping rule saw.
+
+use std::time::Duration;
+
+use crate::analysis::AnalysisOptions;
+use crate::plan::Plan;
+use crate::profile::Side;
+use crate::results::{Look, ResultsFile, RoundStatus};
+use crate::stats::metric::Metric;
+use crate::stats::sequential::Until;
+use crate::stats::verdict::Verdict;
+
+/// Takes a look if the completed rounds reach one; returns why the run stops, if it does.
+pub(crate) fn after_round(
+    plan: &Plan,
+    results: &mut ResultsFile,
+    elapsed: Duration,
+) -> Option<String> {
+    let sequential = plan.sequential.as_ref()?;
+    let completed = |side: Side| {
+        results
+            .rounds
+            .iter()
+            .filter(|r| r.status == RoundStatus::Completed && r.side == side)
+            .count() as u32
+    };
+    let rounds = completed(Side::Baseline);
+    if rounds != completed(Side::Variant)
+        || results.looks.iter().any(|l| l.rounds_per_side == rounds)
+    {
+        return None;
+    }
+    let k = sequential.design.look_at(rounds)?;
+    let options = AnalysisOptions {
+        alpha: sequential.design.alpha_at(k),
+        ..plan.analysis.clone()
+    };
+    results.analyze(&options);
+    let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
+    let look = Look {
+        look: k as u32 + 1,
+        rounds_per_side: rounds,
+        alpha: options.alpha,
+        tps_change_pct: tps.map(|c| c.change_pct),
+        tps_ci_pct: tps.and_then(|c| c.ci_pct),
+        verdict: results.verdict,
+        elapsed_s: elapsed.as_secs_f64(),
+    };
+    let last = k + 1 == sequential.design.rounds.len();
+    let reason = stop_reason(sequential.until, &look, last);
+    results.looks.push(look);
+    results.stopped.clone_from(&reason);
+    reason
+}
+
+/// Why the run stops at `look`, if it does.
+fn stop_reason(until: Until, look: &Look, last: bool) -> Option<String> {
+    let half_width = look.tps_ci_pct.map(|[lo, hi]| (hi - lo) / 2.0);
+    match until {
+        Until::Decided if matches!(look.verdict, Some(Verdict::Go | Verdict::NoGo)) => {
+            Some(format!(
+                "decided at look {}: {}",
+                look.look,
+                look.verdict.map_or("", Verdict::as_str)
+            ))
+        }
+        Until::Precision(target) if half_width.is_some_and(|h| h <= target) => Some(format!(
+            "TPS interval ±{:.2} % at look {}, within the ±{target} % asked",
+            half_width.unwrap_or_default(),
+            look.look
+        )),
+        _ if last => Some(format!(
+            "the budget's last look ({}) was reached without the answer the stopping rule asks for",
+            look.look
+        )),
+        _ => None,
+    }
+}
+
+/// The settings of a run's final analysis: a run with `--until` is analysed at the α of
+/// its last look (or of its first, if it ended before one), any other at the plan's.
+pub(crate) fn final_analysis(plan: &Plan, results: &ResultsFile) -> AnalysisOptions {
+    let Some(sequential) = &plan.sequential else {
+        return plan.analysis.clone();
+    };
+    let alpha = results
+        .looks
+        .last()
+        .map_or_else(|| sequential.design.alpha_at(0), |look| look.alpha);
+    AnalysisOptions {
+        alpha,
+        ..plan.analysis.clone()
+    }
+}
