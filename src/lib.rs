@@ -14,6 +14,7 @@ mod db;
 mod exit;
 mod histogram;
 mod host;
+mod host_load;
 mod percent;
 mod plan;
 pub mod profile;

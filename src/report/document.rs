@@ -118,6 +118,10 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
         }
         markup.section("Environment");
         markup.list(&sections::environment(results));
+        if let Some(noise) = &results.noise {
+            markup.section("Noise budget");
+            markup.list(&noise.lines());
+        }
     }
     if !view.warnings.is_empty() {
         markup.section("Warnings");

@@ -12,6 +12,7 @@ use anyhow::Context;
 use super::progress::Progress;
 use super::round::{RoundSpec, run_round};
 use super::{hooks, interrupt};
+use crate::cpu;
 use crate::plan::Plan;
 use crate::profile::Side;
 use crate::results::RoundRecord;
@@ -111,7 +112,16 @@ impl Backend for Servers<'_> {
         };
         let mut probe =
             ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));
-        Ok(run_round(&spec, interrupt::flag(), &mut probe))
+        let other = self.targets[1 - slot.side as usize]
+            .server
+            .as_ref()
+            .and_then(|s| s.pid());
+        let other_cpu = || other.and_then(cpu::process_cpu);
+        let (before, started) = (other_cpu(), std::time::Instant::now());
+        let mut record = run_round(&spec, interrupt::flag(), &mut probe);
+        record.other_server_cpu_pct = cpu::spent(before, other_cpu())
+            .map(|spent| 100.0 * spent.as_secs_f64() / started.elapsed().as_secs_f64().max(1e-9));
+        Ok(record)
     }
 
     fn server_lost(&self, side: Side) -> bool {

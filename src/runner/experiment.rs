@@ -56,6 +56,7 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
         error: None,
         looks: Vec::new(),
         stopped: None,
+        noise: None,
     }
 }
 

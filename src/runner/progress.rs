@@ -72,7 +72,7 @@ impl IntervalReporter {
     }
 }
 
-fn totals(control: &RoundControl) -> [u64; 6] {
+pub(super) fn totals(control: &RoundControl) -> [u64; 6] {
     let mut sums = [0u64; 6];
     for live in &control.live {
         let values = [

@@ -14,13 +14,14 @@ use hdrhistogram::Histogram;
 
 use super::arrivals::Arrivals;
 use super::control::{MEASURE, RoundControl, STOP, WARMUP};
-use super::progress::{IntervalReporter, Progress};
+use super::progress::{self, IntervalReporter, Progress};
 use super::worker::{self, WorkerSetup, WorkerStats};
 use crate::cpu;
 use crate::db::ConnectSpec;
 use crate::histogram;
+use crate::host_load::{self, CpuTicks};
 use crate::plan::ClientOptions;
-use crate::results::{LatencyMs, OpenLoop, RoundRecord, RoundStatus};
+use crate::results::{HostLoad, LatencyMs, OpenLoop, RoundRecord, RoundStatus};
 use crate::schedule::Slot;
 use crate::server::probe::ServerProbe;
 use crate::thread_policy;
@@ -130,6 +131,10 @@ struct Timing {
     measured: Duration,
     /// abtest's own CPU time over the measured period.
     client_cpu: Option<Duration>,
+    /// Completed events at each whole second of the measured period, from its start.
+    events_by_second: Vec<u64>,
+    /// What else the machine did during the measured period.
+    host_load: Option<HostLoad>,
     spawn_error: Option<String>,
     connect_failed: bool,
     interrupted: bool,
@@ -173,14 +178,22 @@ fn coordinate(
         timing.started_at = Some(SystemTime::now());
         let own_cpu = || cpu::process_cpu(std::process::id());
         let cpu_at_start = own_cpu();
+        let ticks_at_start = CpuTicks::read();
         let start = Instant::now();
         control.set_phase(MEASURE);
         let mut next_sample = start;
+        let mut next_second = start;
+        let mut runnable = Vec::new();
         let mut sample = |now: Instant| {
             spec.progress.tick(&spec.label, control);
             if now >= next_sample {
                 probe.sample();
+                runnable.extend(host_load::runnable());
                 next_sample = now + PROBE_INTERVAL;
+            }
+            if now >= next_second {
+                timing.events_by_second.push(progress::totals(control)[0]);
+                next_second += Duration::from_secs(1);
             }
         };
         wait_until(
@@ -191,8 +204,10 @@ fn coordinate(
             &mut sample,
         );
         control.set_phase(STOP);
+        timing.events_by_second.push(progress::totals(control)[0]);
         timing.measured = start.elapsed();
         timing.client_cpu = cpu::spent(cpu_at_start, own_cpu());
+        timing.host_load = HostLoad::over(ticks_at_start, &runnable);
     }
     control.set_phase(STOP);
     timing.interrupted = stop_requested();
@@ -287,8 +302,21 @@ fn build_record(
         }),
         histogram: histogram::encode(&histogram),
         client_cpu_us_per_tx: cpu::us_per_transaction(timing.client_cpu, events),
+        per_second_tps: per_second_tps(&timing.events_by_second),
+        host_load: timing.host_load,
+        other_server_cpu_pct: None,
         server: None,
     }
+}
+
+/// TPS in each whole second of the measured period, from cumulative event counts taken
+/// at every second (the last, partial second is left out).
+fn per_second_tps(events_by_second: &[u64]) -> Vec<f64> {
+    let whole = events_by_second.len().saturating_sub(1);
+    events_by_second[..whole]
+        .windows(2)
+        .map(|w| w[1].saturating_sub(w[0]) as f64)
+        .collect()
 }
 
 fn round_status(
@@ -328,5 +356,18 @@ fn latency_summary(histogram: &Histogram<u64>) -> LatencyMs {
         p95: ms(histogram.value_at_quantile(0.95)),
         p99: ms(histogram.value_at_quantile(0.99)),
         max: ms(histogram.max()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::per_second_tps;
+
+    #[test]
+    fn per_second_tps_uses_whole_seconds_only() {
+        // Counts at 0, 1, 2 s and at the end (2.4 s): two whole seconds.
+        assert_eq!(per_second_tps(&[0, 100, 250, 290]), [100.0, 150.0]);
+        assert!(per_second_tps(&[0, 40]).is_empty());
+        assert!(per_second_tps(&[]).is_empty());
     }
 }

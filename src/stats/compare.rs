@@ -98,8 +98,8 @@ impl Family {
     }
 }
 
-/// Compares the sides for every (thread level, metric) with at least two rounds per side,
-/// confirmatory metrics first, each in the order levels and metrics first appear in
+/// Compares the sides for every (thread level, metric) with at least two rounds per side
+/// and a baseline mean other than zero, confirmatory metrics first, each in the order levels and metrics first appear in
 /// `samples`. qps is left out at a level where it is the same multiple of tps in every
 /// round: it would only repeat tps.
 pub(crate) fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
@@ -178,6 +178,11 @@ fn compare_one(
     let xs: Vec<f64> = x.iter().map(|(_, v)| *v).collect();
     let ys: Vec<f64> = y.iter().map(|(_, v)| *v).collect();
     let (bx, by) = (Summary::of(&xs), Summary::of(&ys));
+    if bx.mean == 0.0 {
+        // A change in % of a baseline of zero (threads_running on an idle-looking
+        // server) does not exist; the metric is left out rather than shown as NaN.
+        return None;
+    }
     let test = welch(&bx, &by, alpha);
     let ratio = fieller(&bx, &by, alpha);
     let (px, py) = pair_by_round(&x, &y);

@@ -213,3 +213,42 @@ fn huge_and_tiny_values_give_the_answers_of_values_near_one() {
         }
     }
 }
+
+#[test]
+fn a_baseline_of_zero_gives_no_percent_change() {
+    use crate::profile::Side;
+    use crate::stats::compare::{Sample, compare};
+    use crate::stats::metric::Metric;
+    let sample = |side, index, metric: Metric, value| Sample {
+        side,
+        threads: 2,
+        index,
+        metric,
+        value,
+    };
+    let mut samples = Vec::new();
+    for index in 0..3 {
+        samples.push(sample(
+            Side::Baseline,
+            index,
+            Metric::Tps,
+            100.0 + f64::from(index),
+        ));
+        samples.push(sample(
+            Side::Variant,
+            index,
+            Metric::Tps,
+            99.0 + f64::from(index),
+        ));
+        samples.push(sample(Side::Baseline, index, Metric::ThreadsRunning, 0.0));
+        samples.push(sample(
+            Side::Variant,
+            index,
+            Metric::ThreadsRunning,
+            f64::from(index),
+        ));
+    }
+    let comparisons = compare(&samples, 0.05);
+    assert_eq!(comparisons.len(), 1, "{comparisons:?}");
+    assert!(comparisons[0].change_pct.is_finite());
+}

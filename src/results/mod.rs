@@ -2,6 +2,8 @@
 //! comparisons. It is rewritten (temp file, then rename) after every round, so a crash
 //! or Ctrl-C never loses a finished round and never leaves a half-written file.
 
+pub(crate) mod noise;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,6 +21,7 @@ use crate::stats::compare::{Comparison, Sample};
 use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
 use crate::workload::oltp::QueryCounts;
+use noise::NoiseBudget;
 
 /// Version of the results file layout; bumped on incompatible changes.
 pub(crate) const SCHEMA_VERSION: u32 = 1;
@@ -61,6 +64,33 @@ pub(crate) struct OpenLoop {
     pub(crate) max_lag_ms: f64,
     /// Events waiting at that moment (delay × rate).
     pub(crate) max_queue_depth: u64,
+}
+
+/// What else the machine did during a round's measured period.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct HostLoad {
+    /// CPU time the hypervisor took away, in % of all CPU time.
+    pub(crate) steal_pct: Option<f64>,
+    /// Mean number of runnable threads on the machine (its run queue), when sampled.
+    pub(crate) runnable: Option<f64>,
+}
+
+impl HostLoad {
+    /// The load since `ticks_at_start`, with the run-queue samples taken meanwhile.
+    pub(crate) fn over(
+        ticks_at_start: Option<crate::host_load::CpuTicks>,
+        runnable: &[u32],
+    ) -> Option<HostLoad> {
+        let steal_pct = ticks_at_start
+            .zip(crate::host_load::CpuTicks::read())
+            .and_then(|(start, end)| start.steal_pct_until(&end));
+        let runnable = (!runnable.is_empty())
+            .then(|| runnable.iter().map(|&r| f64::from(r)).sum::<f64>() / runnable.len() as f64);
+        (steal_pct.is_some() || runnable.is_some()).then_some(HostLoad {
+            steal_pct,
+            runnable,
+        })
+    }
 }
 
 /// One round, raw.
@@ -106,6 +136,15 @@ pub(crate) struct RoundRecord {
     /// What the server did during the measured period.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) server: Option<ServerRound>,
+    /// TPS in each whole second of the measured period: the noise inside the round.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) per_second_tps: Vec<f64>,
+    /// What else the machine did during the measured period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) host_load: Option<HostLoad>,
+    /// CPU the other side's managed server used while this round ran, in % of one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) other_server_cpu_pct: Option<f64>,
     /// Open-loop figures, when `--rate` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) open_loop: Option<OpenLoop>,
@@ -216,6 +255,9 @@ pub(crate) struct ResultsFile {
     /// Why a run with `--until` stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) stopped: Option<String>,
+    /// Where the run's noise may come from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) noise: Option<NoiseBudget>,
 }
 
 /// One look of a run with `--until`: where it was taken and what it saw.
@@ -261,6 +303,7 @@ impl ResultsFile {
         self.unchecked_tolerances = analysis.unchecked;
         self.analysis = Some(options.clone());
         self.analysis_warnings = warnings;
+        self.noise = Some(NoiseBudget::of(&self.rounds));
     }
 }
 
