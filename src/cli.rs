@@ -242,6 +242,11 @@ pub(crate) struct ClientArgs {
     /// wake-up, so a co-located client stays out of its way) or normal (as sysbench).
     #[arg(long, value_enum, default_value_t = ClientSched::Batch, help_heading = "Client")]
     pub(crate) client_sched: ClientSched,
+
+    /// Stop the idle side's managed server (SIGSTOP) while the other side is measured, so
+    /// its background threads take no CPU from the measured side (on|off).
+    #[arg(long, default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Client")]
+    pub(crate) freeze_idle: bool,
 }
 
 /// How results are analysed; shared by a run and `abtest analyze`.

@@ -122,6 +122,7 @@ pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions>
         on_server_loss: args.on_server_loss,
         report_interval: args.report_interval,
         client_sched: args.client_sched,
+        freeze_idle: args.freeze_idle,
     })
 }
 

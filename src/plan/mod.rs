@@ -111,6 +111,9 @@ pub(crate) struct ClientOptions {
     /// the option).
     #[serde(default = "normal_scheduling")]
     pub(crate) client_sched: ClientSched,
+    /// Whether the idle side's managed server is stopped while the other side runs.
+    #[serde(default)]
+    pub(crate) freeze_idle: bool,
 }
 
 fn fail_on_server_loss() -> OnServerLoss {

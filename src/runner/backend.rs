@@ -56,6 +56,28 @@ pub(crate) trait Backend {
     fn restart(&mut self, side: Side) -> anyhow::Result<()>;
 }
 
+/// A managed server stopped with SIGSTOP while the other side is measured; it continues
+/// (SIGCONT) when this is dropped, also when the round ends in an error or a panic. A
+/// SIGKILLed abtest still takes it along: the parent-death signal reaches a stopped
+/// process.
+struct Frozen(libc::pid_t);
+
+impl Frozen {
+    fn stop(pid: u32) -> Frozen {
+        let pid = pid as libc::pid_t;
+        // SAFETY: kill(2) on the managed server this run started.
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        Frozen(pid)
+    }
+}
+
+impl Drop for Frozen {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on the managed server this run started.
+        unsafe { libc::kill(self.0, libc::SIGCONT) };
+    }
+}
+
 /// Both sides' real servers.
 pub(crate) struct Servers<'a> {
     /// The plan being run.
@@ -118,7 +140,9 @@ impl Backend for Servers<'_> {
             .and_then(|s| s.pid());
         let other_cpu = || other.and_then(cpu::process_cpu);
         let (before, started) = (other_cpu(), std::time::Instant::now());
+        let frozen = other.filter(|_| plan.client.freeze_idle).map(Frozen::stop);
         let mut record = run_round(&spec, interrupt::flag(), &mut probe);
+        drop(frozen);
         record.other_server_cpu_pct = cpu::spent(before, other_cpu())
             .map(|spent| 100.0 * spent.as_secs_f64() / started.elapsed().as_secs_f64().max(1e-9));
         Ok(record)

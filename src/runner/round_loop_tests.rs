@@ -178,6 +178,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
             query_timeout: None,
             report_interval: None,
             client_sched: ClientSched::Batch,
+            freeze_idle: false,
         },
         analysis: AnalysisOptions::default(),
         seed: 1,

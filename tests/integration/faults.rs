@@ -441,3 +441,39 @@ fn a_full_disk_keeps_the_previous_results_file_intact() {
     );
     drop(disk);
 }
+
+/// The state letter of process `pid` in /proc (R, S, T for stopped, ...).
+fn process_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+#[test]
+fn freeze_idle_stops_the_idle_server_and_always_lets_it_go() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut running = sandbox.long_aa_run(&["--freeze-idle", "on"], &[]);
+    let pids = [
+        server_pid(&sandbox, "baseline"),
+        server_pid(&sandbox, "variant"),
+    ];
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let mut seen_stopped = [false; 2];
+    while std::time::Instant::now() < deadline && seen_stopped != [true; 2] {
+        for (seen, pid) in seen_stopped.iter_mut().zip(pids) {
+            *seen |= process_state(pid) == Some('T');
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        seen_stopped, [true; 2],
+        "each side's server is stopped while the other runs"
+    );
+    // Ctrl-C mid-round: the frozen server is let go, and both stop cleanly.
+    running.signal(libc::SIGINT);
+    running.expect_exit(130, Duration::from_secs(60));
+    assert!(
+        pids.iter().all(|&pid| process_state(pid).is_none()),
+        "servers gone"
+    );
+}
