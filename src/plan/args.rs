@@ -9,6 +9,7 @@ use crate::analysis::AnalysisOptions;
 use crate::cli::{AnalysisArgs, ClientArgs, ScheduleArgs, WorkloadArgs};
 use crate::exit::UsageError;
 use crate::schedule::Schedule;
+use crate::stats::metric::Metric;
 use crate::workload::custom::CustomWorkload;
 use crate::workload::random::RandSpec;
 use crate::workload::{WorkloadName, WorkloadSpec};
@@ -76,9 +77,12 @@ pub(crate) fn analysis_options(
         )));
     }
     let percentiles = args.percentiles.clone().unwrap_or(base.percentiles.clone());
-    if let Some(bad) = percentiles.iter().find(|p| !(**p > 0.0 && **p < 100.0)) {
+    if let Some(bad) = percentiles
+        .iter()
+        .find(|p| Metric::percentile(**p).is_none())
+    {
         return Err(UsageError::err(format!(
-            "--percentiles {bad} must lie between 0 and 100, such as 95,99"
+            "--percentiles {bad} must lie between 0 and 100 (to a thousandth), such as 95,99"
         )));
     }
     let mut options = AnalysisOptions {
@@ -209,7 +213,6 @@ mod tests {
 
     use super::*;
     use crate::cli::Cli;
-    use crate::stats::metric::Metric;
 
     /// The run flags of `abtest --baseline a --variant b` and `extra`.
     fn flags(extra: &[&str]) -> crate::cli::RunArgs {
@@ -264,6 +267,14 @@ mod tests {
             analysis_options(&flags(&["--max-latency-inflation", "5%"]).analysis, &saved).unwrap();
         assert!(relatency.max_latency_inflation.is_empty());
         assert_eq!(relatency.max_latency_inflation_all, Some(0.05));
+    }
+
+    #[test]
+    fn a_percentile_that_rounds_to_100_is_refused() {
+        let args = flags(&["--percentiles", "95,99.9999"]).analysis;
+        assert!(analysis_options(&args, &AnalysisOptions::default()).is_err());
+        let args = flags(&["--percentiles", "99.9"]).analysis;
+        assert!(analysis_options(&args, &AnalysisOptions::default()).is_ok());
     }
 
     #[test]

@@ -35,7 +35,12 @@ pub(crate) struct Percentile(u32);
 impl Percentile {
     /// `p` (such as 99.9), if it lies strictly between 0 and 100.
     pub(crate) fn new(p: f64) -> Option<Percentile> {
-        (p > 0.0 && p < 100.0).then(|| Percentile((p * 1000.0).round() as u32))
+        // Kept to a thousandth, so 99.9999 would be 100: the bounds apply after rounding,
+        // and every percentile's key reads back as the same percentile.
+        let thousandths = (p * 1000.0).round();
+        (1.0..100_000.0)
+            .contains(&thousandths)
+            .then_some(Percentile(thousandths as u32))
     }
 
     /// The percentile as a number, such as 99.9.

@@ -67,6 +67,19 @@ fn managed_ab_run_records_every_round_and_leaves_nothing() {
         assert!(!round["histogram"].as_str().unwrap().is_empty());
         let client_cpu = round["client_cpu_us_per_tx"].as_f64().unwrap();
         assert!(client_cpu > 0.0 && client_cpu.is_finite(), "{round}");
+        // The noise budget's raw material, recorded by a real round.
+        assert!(
+            round["host_load"]["steal_pct"].as_f64().is_some(),
+            "{round}"
+        );
+        assert!(
+            round["host_load"]["runnable"].as_f64().unwrap() > 0.0,
+            "{round}"
+        );
+        assert!(
+            round["other_server_cpu_pct"].as_f64().unwrap() >= 0.0,
+            "{round}"
+        );
     }
     assert_eq!(results["plan"]["client"]["client_sched"], "batch");
     let comparisons = results["comparisons"].as_array().unwrap();
@@ -96,6 +109,13 @@ fn managed_ab_run_records_every_round_and_leaves_nothing() {
         }
         assert!(c["welch"]["df"].as_f64().unwrap() > 0.0);
     }
+    let noise = &results["noise"];
+    assert!(
+        noise["between_rounds_cv_pct"]["baseline"]
+            .as_f64()
+            .is_some(),
+        "{noise}"
+    );
     let differences = difference_names(&results);
     assert!(differences.contains(&"thread_handling"), "{differences:?}");
     assert!(stdout.contains("latency p95 (ms)"), "{stdout}");
@@ -196,6 +216,14 @@ fn a_known_slowdown_is_found() {
         .expect("tps is compared")
         .clone();
     assert!(tps["ci_pct"][1].as_f64().unwrap() < 0.0, "{tps}");
+    // 2 s rounds hold whole seconds: the per-second TPS inside each is recorded.
+    for round in finished.results["rounds"].as_array().unwrap() {
+        let seconds = round["per_second_tps"].as_array().unwrap();
+        assert!(
+            !seconds.is_empty() && seconds.iter().all(|t| t.as_f64().unwrap() > 0.0),
+            "{round}"
+        );
+    }
 }
 
 /// profiles/mariadb-tls.toml: the workload of that side really is encrypted, by the
