@@ -10,6 +10,7 @@ use crate::percent;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::db::errors::IgnoreErrors;
+use crate::plan::Connections;
 use crate::schedule::{LevelOrder, RoundOrder};
 use crate::server::OnServerLoss;
 use crate::stats::sequential::Until;
@@ -247,6 +248,11 @@ pub(crate) struct ClientArgs {
     /// its background threads take no CPU from the measured side (on|off).
     #[arg(long, default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Client")]
     pub(crate) freeze_idle: bool,
+
+    /// Keep each side's connections from round to round (persistent), or open them
+    /// for every round (per-round, with the full warm-up each time).
+    #[arg(long, value_enum, default_value_t = Connections::Persistent, help_heading = "Client")]
+    pub(crate) connections: Connections,
 }
 
 /// How results are analysed; shared by a run and `abtest analyze`.
@@ -488,6 +494,11 @@ pub(crate) struct ScheduleArgs {
     /// Warm-up before each round, not counted.
     #[arg(long, default_value = "5s", value_parser = parse_duration, help_heading = "Schedule")]
     pub(crate) warmup: Duration,
+
+    /// Warm-up of a round whose connections were kept from the side's previous round
+    /// (every round but each side's first at a level, with --connections persistent).
+    #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_duration, help_heading = "Schedule")]
+    pub(crate) rewarm: Duration,
 
     /// Idle pause between rounds.
     #[arg(long, default_value = "0s", value_parser = parse_duration, help_heading = "Schedule")]

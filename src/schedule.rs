@@ -66,6 +66,10 @@ pub(crate) struct Schedule {
     /// Warm-up before each measured period, not counted.
     #[serde(with = "crate::serde_secs")]
     pub(crate) warmup: Duration,
+    /// Warm-up of a round whose connections were kept from the side's previous round
+    /// (none in files older than the option: every round had the full warm-up).
+    #[serde(default, with = "crate::serde_secs::option")]
+    pub(crate) rewarm: Option<Duration>,
     /// Pause between rounds.
     #[serde(with = "crate::serde_secs")]
     pub(crate) pause: Duration,
@@ -137,14 +141,30 @@ impl Schedule {
         }
     }
 
+    /// The warm-up of a round: the short re-warm when its connections were kept.
+    pub(crate) fn warmup_of(&self, connections_kept: bool) -> Duration {
+        match self.rewarm {
+            Some(rewarm) if connections_kept => rewarm,
+            _ => self.warmup,
+        }
+    }
+
+    /// One round's wall time after each side's first round at a level.
+    pub(crate) fn later_round_time(&self) -> Duration {
+        self.warmup_of(true) + self.round_time + self.pause
+    }
+
     /// Total number of rounds, both sides and all levels.
     pub(crate) fn total_rounds(&self) -> u32 {
         self.levels.len() as u32 * self.rounds * 2
     }
 
-    /// Estimated wall time of all rounds, excluding server start and data preparation.
+    /// Estimated wall time of all rounds, excluding server start and data preparation:
+    /// each side's first round at a level has the full warm-up, the others the re-warm.
     pub(crate) fn estimated_time(&self) -> Duration {
-        (self.warmup + self.round_time + self.pause) * self.total_rounds()
+        let first_rounds = (2 * self.levels.len() as u32).min(self.total_rounds());
+        (self.warmup + self.round_time + self.pause) * first_rounds
+            + self.later_round_time() * (self.total_rounds() - first_rounds)
     }
 }
 
@@ -158,6 +178,7 @@ mod tests {
             rounds,
             round_time: Duration::from_secs(1),
             warmup: Duration::ZERO,
+            rewarm: None,
             pause: Duration::ZERO,
             order,
             level_order: LevelOrder::Asc,

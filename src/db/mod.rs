@@ -101,9 +101,14 @@ impl ConnectSpec {
         }
     }
 
+    /// Whether both specs reach the same server address.
+    pub(crate) fn same_server(&self, other: &ConnectSpec) -> bool {
+        self.endpoint == other.endpoint
+    }
+
     /// Whether both specs reach the same database on the same server address.
     pub(crate) fn same_database(&self, other: &ConnectSpec) -> bool {
-        self.endpoint == other.endpoint && self.database == other.database
+        self.same_server(other) && self.database == other.database
     }
 
     /// Opens a connection, honouring the TLS mode. `preferred` falls back to plain text

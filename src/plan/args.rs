@@ -127,6 +127,7 @@ pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions>
         report_interval: args.report_interval,
         client_sched: args.client_sched,
         freeze_idle: args.freeze_idle,
+        connections: args.connections,
     })
 }
 
@@ -153,6 +154,7 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
         rounds: args.rounds,
         round_time: args.round_time,
         warmup: args.warmup,
+        rewarm: Some(args.rewarm),
         pause: args.pause,
         order: args.order,
         level_order: args.level_order,
@@ -175,9 +177,11 @@ pub(crate) fn budget(
             None => Ok(None),
         };
     };
-    let per_round = schedule.warmup + schedule.round_time + schedule.pause;
+    let per_round = schedule.later_round_time();
     let per_side = 2 * schedule.levels.len() as u32;
-    let rounds = (max_time.as_secs_f64() / (per_round.as_secs_f64() * f64::from(per_side))) as u32;
+    let first_rounds_extra = schedule.warmup.saturating_sub(schedule.warmup_of(true)) * per_side;
+    let rounds = (max_time.saturating_sub(first_rounds_extra).as_secs_f64()
+        / (per_round.as_secs_f64() * f64::from(per_side))) as u32;
     if rounds < 2 {
         return Err(UsageError::err(format!(
             "--max-time {} holds {rounds} round(s) per side of {} each; at least 2 are needed: \

@@ -114,6 +114,25 @@ pub(crate) struct ClientOptions {
     /// Whether the idle side's managed server is stopped while the other side runs.
     #[serde(default)]
     pub(crate) freeze_idle: bool,
+    /// Whether connections are kept between a side's rounds (`per_round`, what ran, in
+    /// files older than the option).
+    #[serde(default = "connections_per_round")]
+    pub(crate) connections: Connections,
+}
+
+/// Whether a side's connections live for one round or for all its rounds at a level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Connections {
+    /// Opened at the side's first round of a level and kept: a round switch only hands
+    /// the client threads over, and the round re-warms for `--rewarm`.
+    Persistent,
+    /// Opened at the start of every round and closed at its end, with the full warm-up.
+    PerRound,
+}
+
+fn connections_per_round() -> Connections {
+    Connections::PerRound
 }
 
 fn fail_on_server_loss() -> OnServerLoss {
@@ -170,6 +189,26 @@ pub(crate) enum TargetSpec {
 pub(crate) const AA_NOTICE: &str = "baseline and variant are configured identically: this is an A/A \
      run, which measures the noise; any change it reports is chance";
 
+/// A SET GLOBAL of a session variable in a `before_round` or `after_round` hook reaches
+/// only sessions opened after it, so a run with round hooks opens its connections for
+/// every round.
+fn connections_per_round_with_round_hooks(
+    sides: &[SidePlan; 2],
+    client: &mut ClientOptions,
+    warnings: &mut Vec<String>,
+) {
+    let round_hooks =
+        |s: &SidePlan| !s.hooks.before_round.is_empty() || !s.hooks.after_round.is_empty();
+    if client.connections == Connections::Persistent && sides.iter().any(round_hooks) {
+        client.connections = Connections::PerRound;
+        warnings.push(
+            "a profile has before_round/after_round hooks: connections are opened for every round \
+             (as with --connections per-round), so each session sees what the hooks set"
+                .to_string(),
+        );
+    }
+}
+
 impl Plan {
     /// Resolves the command line and both profiles into a plan, or a usage error.
     pub(crate) fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
@@ -177,7 +216,6 @@ impl Plan {
         let mut schedule = args::schedule(&cli.schedule, &cli.workload.threads, seed)?;
         let workload = args::workload_spec(&cli.workload)?;
         let analysis = args::analysis_options(&cli.analysis, &AnalysisOptions::default())?;
-        let sequential = args::budget(&cli.schedule, &mut schedule, &analysis)?;
         let mut warnings = Vec::new();
         let baseline = resolve_side(
             required(&cli.baseline, "--baseline")?,
@@ -189,12 +227,19 @@ impl Plan {
             Side::Variant,
             &mut warnings,
         )?;
+        let sides = [baseline, variant];
+        let mut client = args::client_options(&cli.client)?;
+        connections_per_round_with_round_hooks(&sides, &mut client, &mut warnings);
+        if client.connections == Connections::PerRound {
+            schedule.rewarm = None;
+        }
+        let sequential = args::budget(&cli.schedule, &mut schedule, &analysis)?;
         Ok(Plan {
-            sides: [baseline, variant],
+            sides,
             workload,
             schedule,
             allow_foreign_tables: cli.workload.allow_foreign_tables,
-            client: args::client_options(&cli.client)?,
+            client,
             analysis,
             seed,
             sequential,
@@ -255,6 +300,13 @@ impl Plan {
             humantime::format_duration(s.round_time),
             humantime::format_duration(s.pause),
         ));
+        out.push_str(&match s.rewarm {
+            Some(rewarm) => format!(
+                "client    connections kept between a side's rounds; later rounds re-warm {}\n",
+                humantime::format_duration(rewarm)
+            ),
+            None => "client    connections opened for every round\n".to_string(),
+        });
         let order: String = s
             .slots(self.seed)
             .iter()

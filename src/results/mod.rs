@@ -145,6 +145,14 @@ pub(crate) struct RoundRecord {
     /// CPU the other side's managed server used while this round ran, in % of one core.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) other_server_cpu_pct: Option<f64>,
+    /// The round switch: from the round's start until every connection was ready to run
+    /// (threads started, and connections opened or handed over), in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) switch_ms: Option<f64>,
+    /// Connections this round opened; 0 when every one was kept from the side's previous
+    /// round at this level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) connections_opened: Option<u32>,
     /// Open-loop figures, when `--rate` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) open_loop: Option<OpenLoop>,

@@ -160,6 +160,8 @@ mod tests {
                 runnable: Some(3.0),
             }),
             other_server_cpu_pct: idle,
+            switch_ms: None,
+            connections_opened: None,
             open_loop: None,
             histogram: String::new(),
         }

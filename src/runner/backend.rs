@@ -11,9 +11,10 @@ use anyhow::Context;
 
 use super::progress::Progress;
 use super::round::{RoundSpec, run_round};
+use super::worker::Session;
 use super::{hooks, interrupt};
 use crate::cpu;
-use crate::plan::Plan;
+use crate::plan::{Connections, Plan};
 use crate::profile::Side;
 use crate::results::RoundRecord;
 use crate::schedule::Slot;
@@ -78,6 +79,25 @@ impl Drop for Frozen {
     }
 }
 
+/// A side's open sessions, one per client thread of a level, kept between its rounds.
+#[derive(Default)]
+struct KeptSessions {
+    threads: u32,
+    sessions: Vec<Option<Session>>,
+}
+
+impl KeptSessions {
+    /// The sessions kept for a round at `threads`; those of another level are closed.
+    fn take(&mut self, threads: u32) -> Vec<Option<Session>> {
+        let sessions = std::mem::take(&mut self.sessions);
+        if self.threads == threads {
+            sessions
+        } else {
+            Vec::new()
+        }
+    }
+}
+
 /// Both sides' real servers.
 pub(crate) struct Servers<'a> {
     /// The plan being run.
@@ -86,6 +106,8 @@ pub(crate) struct Servers<'a> {
     pub(crate) targets: &'a mut [Target; 2],
     /// Distinct ids shared by every round of the run.
     pub(crate) unique: Arc<UniqueSequence>,
+    /// Each side's sessions from its last round (`--connections persistent`).
+    kept: [KeptSessions; 2],
 }
 
 impl<'a> Servers<'a> {
@@ -95,7 +117,14 @@ impl<'a> Servers<'a> {
             plan,
             targets,
             unique: Arc::new(UniqueSequence::new(plan.seed)),
+            kept: Default::default(),
         }
+    }
+
+    /// Whether sessions are kept from round to round (the plan turns this off when a
+    /// profile has round hooks).
+    fn keeps_sessions(&self) -> bool {
+        self.plan.client.connections == Connections::Persistent
     }
 }
 
@@ -113,6 +142,14 @@ impl Backend for Servers<'_> {
 
     fn round(&mut self, slot: Slot, progress: &Progress) -> anyhow::Result<RoundRecord> {
         let plan = self.plan;
+        let keep = self.keeps_sessions();
+        let other_side = 1 - slot.side as usize;
+        if self.targets[0].client.same_server(&self.targets[1].client) {
+            // Both sides on one server: its max_connections must not hold both sets.
+            self.kept[other_side] = KeptSessions::default();
+        }
+        let kept = self.kept[slot.side as usize].take(slot.threads);
+        let rewarm = !kept.is_empty() && kept.iter().all(Option::is_some);
         let target = &self.targets[slot.side as usize];
         let spec = RoundSpec {
             slot,
@@ -120,7 +157,7 @@ impl Backend for Servers<'_> {
             workload: &plan.workload,
             client: &plan.client,
             unique: Arc::clone(&self.unique),
-            warmup: plan.schedule.warmup,
+            warmup: plan.schedule.warmup_of(rewarm),
             duration: plan.schedule.round_time,
             seed: plan.seed ^ (u64::from(slot.position) << 40),
             label: format!(
@@ -134,15 +171,21 @@ impl Backend for Servers<'_> {
         };
         let mut probe =
             ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));
-        let other = self.targets[1 - slot.side as usize]
+        let other = self.targets[other_side]
             .server
             .as_ref()
             .and_then(|s| s.pid());
         let other_cpu = || other.and_then(cpu::process_cpu);
         let (before, started) = (other_cpu(), std::time::Instant::now());
         let frozen = other.filter(|_| plan.client.freeze_idle).map(Frozen::stop);
-        let mut record = run_round(&spec, interrupt::flag(), &mut probe);
+        let (mut record, sessions) = run_round(&spec, interrupt::flag(), &mut probe, kept);
         drop(frozen);
+        if keep {
+            self.kept[slot.side as usize] = KeptSessions {
+                threads: slot.threads,
+                sessions,
+            };
+        }
         record.other_server_cpu_pct = cpu::spent(before, other_cpu())
             .map(|spent| 100.0 * spent.as_secs_f64() / started.elapsed().as_secs_f64().max(1e-9));
         Ok(record)
@@ -158,6 +201,7 @@ impl Backend for Servers<'_> {
     fn restart(&mut self, side: Side) -> anyhow::Result<()> {
         let plan = self.plan;
         let index = side as usize;
+        self.kept[index] = KeptSessions::default();
         self.targets[index].server = None;
         let mut target = crate::target::open_one(plan.side(side), plan.max_threads())
             .with_context(|| format!("{side}: restarting the lost server"))?;

@@ -15,7 +15,7 @@ use hdrhistogram::Histogram;
 use super::arrivals::Arrivals;
 use super::control::{MEASURE, RoundControl, STOP, WARMUP};
 use super::progress::{self, IntervalReporter, Progress};
-use super::worker::{self, WorkerSetup, WorkerStats};
+use super::worker::{self, Session, WorkerSetup, WorkerStats};
 use crate::cpu;
 use crate::db::ConnectSpec;
 use crate::histogram;
@@ -61,19 +61,26 @@ pub(crate) struct RoundSpec<'a> {
 }
 
 /// Runs one round. `interrupt` stops it early (the round is then marked interrupted).
+/// `kept` holds each connection's session from the side's previous round at this level
+/// (or `None`, to connect); the sessions still usable at the end are handed back.
 pub(crate) fn run_round(
     spec: &RoundSpec<'_>,
     interrupt: &AtomicBool,
     probe: &mut ServerProbe,
-) -> RoundRecord {
+    kept: Vec<Option<Session>>,
+) -> (RoundRecord, Vec<Option<Session>>) {
     let threads = spec.slot.threads as usize;
+    let switch_started = Instant::now();
+    let opened = kept.iter().filter(|s| s.is_none()).count() as u32
+        + threads.saturating_sub(kept.len()) as u32;
+    let mut kept = kept.into_iter();
     let control = RoundControl::new(threads, spec.client.report_interval.is_some());
     let arrivals = spec
         .client
         .rate
         .map(|rate| Arrivals::new(rate, spec.seed ^ 0xa5a5));
     let mut timing = Timing::default();
-    let stats: Vec<WorkerStats> = std::thread::scope(|scope| {
+    let finished: Vec<(WorkerStats, Option<Session>)> = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for id in 0..threads {
             let setup = WorkerSetup {
@@ -92,13 +99,14 @@ pub(crate) fn run_round(
             };
             let control = &control;
             let policy = spec.client.client_sched;
+            let session = kept.next().flatten();
             let spawned = std::thread::Builder::new()
                 .name(format!("worker-{id}"))
                 .stack_size(WORKER_STACK)
                 .spawn_scoped(scope, move || {
                     // Best effort: a kernel that refuses only loses the optimisation.
                     let _ = thread_policy::apply_to_current_thread(policy);
-                    worker::run(setup, control)
+                    worker::run(setup, control, session)
                 });
             match spawned {
                 Ok(handle) => handles.push(handle),
@@ -115,18 +123,23 @@ pub(crate) fn run_round(
             interrupt,
             timing.spawn_error.take(),
             probe,
+            switch_started,
         );
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
+    let (stats, sessions): (Vec<WorkerStats>, Vec<Option<Session>>) = finished.into_iter().unzip();
     let mut record = build_record(spec, &stats, &timing, interrupt);
+    record.connections_opened = Some(opened);
     if record.status == RoundStatus::Completed {
         record.server = probe.finish(record.transactions);
     }
-    record
+    (record, sessions)
 }
 
 #[derive(Debug, Default)]
 struct Timing {
+    /// From then until every connection was ready to run.
+    switch: Option<Duration>,
     started_at: Option<SystemTime>,
     measured: Duration,
     /// abtest's own CPU time over the measured period.
@@ -147,6 +160,7 @@ fn coordinate(
     interrupt: &AtomicBool,
     spawn_error: Option<String>,
     probe: &mut ServerProbe,
+    switch_started: Instant,
 ) -> Timing {
     let mut timing = Timing {
         spawn_error,
@@ -154,6 +168,7 @@ fn coordinate(
     };
     let stop_requested = || interrupt.load(Ordering::SeqCst);
     let failed = control.wait_arrivals(workers, stop_requested);
+    timing.switch = Some(switch_started.elapsed());
     if failed > 0 || timing.spawn_error.is_some() || stop_requested() {
         timing.connect_failed = failed > 0;
         timing.interrupted = stop_requested();
@@ -305,6 +320,8 @@ fn build_record(
         per_second_tps: per_second_tps(&timing.events_by_second),
         host_load: timing.host_load,
         other_server_cpu_pct: None,
+        switch_ms: timing.switch.map(|d| d.as_secs_f64() * 1000.0),
+        connections_opened: None,
         server: None,
     }
 }

@@ -10,7 +10,7 @@ use super::{run_rounds, run_rounds_with};
 use crate::analysis::AnalysisOptions;
 use crate::db::{ClientSpec, Endpoint, errors::IgnoreErrors};
 use crate::exit::Interrupted;
-use crate::plan::{ClientOptions, Outputs, Plan, Sequential, SidePlan, TargetSpec};
+use crate::plan::{ClientOptions, Connections, Outputs, Plan, Sequential, SidePlan, TargetSpec};
 use crate::profile::{Hooks, Side};
 use crate::results::{LatencyMs, ResultsFile, RoundRecord, RoundStatus};
 use crate::runner::backend::{Backend, HookPoint};
@@ -134,6 +134,8 @@ fn record(slot: Slot, status: RoundStatus, reason: Option<&str>) -> RoundRecord 
         per_second_tps: Vec::new(),
         host_load: None,
         other_server_cpu_pct: None,
+        switch_ms: None,
+        connections_opened: None,
         server: None,
         open_loop: None,
         histogram: String::new(),
@@ -167,6 +169,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
             rounds,
             round_time: Duration::from_secs(1),
             warmup: Duration::ZERO,
+            rewarm: None,
             pause: Duration::ZERO,
             order: RoundOrder::Abba,
             level_order: LevelOrder::Asc,
@@ -179,6 +182,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
             report_interval: None,
             client_sched: ClientSched::Batch,
             freeze_idle: false,
+            connections: Connections::Persistent,
         },
         analysis: AnalysisOptions::default(),
         seed: 1,

@@ -94,8 +94,9 @@ pub(crate) struct WorkerSetup<'a> {
     pub(crate) arrivals: Option<&'a Arrivals>,
 }
 
-/// A connection with its prepared workload.
-struct Session {
+/// A connection with its prepared workload. Kept between rounds of the same side and
+/// thread level, so a round switch neither reconnects nor prepares again.
+pub(crate) struct Session {
     conn: mysql::Conn,
     workload: WorkloadSession,
 }
@@ -107,13 +108,22 @@ fn open(setup: &WorkerSetup<'_>, seed: u64) -> Result<Session, mysql::Error> {
     Ok(Session { conn, workload })
 }
 
-/// Connects, prepares, waits for the start, then runs events until the phase is STOP.
-pub(crate) fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats {
+/// Connects and prepares (unless a session from an earlier round is `kept`), waits for
+/// the start, then runs events until the phase is STOP. The session is handed back for
+/// the next round unless the round ended in a failure.
+pub(crate) fn run(
+    setup: WorkerSetup<'_>,
+    control: &RoundControl,
+    kept: Option<Session>,
+) -> (WorkerStats, Option<Session>) {
     let mut stats = WorkerStats::new();
     let live = &control.live[setup.context.thread as usize];
-    let opened = {
-        let _slot = control.connect_slot();
-        open(&setup, setup.seed)
+    let opened = match kept {
+        Some(session) => Ok(session),
+        None => {
+            let _slot = control.connect_slot();
+            open(&setup, setup.seed)
+        }
     };
     let mut session = match opened {
         Ok(session) => {
@@ -123,7 +133,7 @@ pub(crate) fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats
         Err(e) => {
             stats.failure = Some(format!("connect failed: [{}] {e}", error_code(&e)));
             control.arrive_and_wait(false);
-            return stats;
+            return (stats, None);
         }
     };
     // Why the connection is gone, while it is gone.
@@ -181,15 +191,20 @@ pub(crate) fn run(setup: WorkerSetup<'_>, control: &RoundControl) -> WorkerStats
             }
         }
     }
-    if let Some(active) = session.as_mut() {
-        let _ = active.workload.finish(&mut active.conn);
+    if let Some(active) = session.as_mut()
+        && active.workload.finish(&mut active.conn).is_err()
+    {
+        session = None;
     }
     if let Some(reason) = lost.filter(|_| stats.failure.is_none()) {
         stats.failure = Some(format!(
             "the connection to the server was lost and could not be re-established: {reason}"
         ));
     }
-    stats
+    if stats.failure.is_some() {
+        session = None;
+    }
+    (stats, session)
 }
 
 /// One attempt to re-open a lost connection; on failure, counts the error and waits a

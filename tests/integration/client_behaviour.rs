@@ -146,3 +146,83 @@ fn worker_threads_run_under_the_chosen_scheduling_policy() {
         running.expect_exit(0, std::time::Duration::from_secs(120));
     }
 }
+
+/// Connections the server accepted so far (its `Connections` counter).
+fn connections_accepted(server: &crate::support::TestServer) -> u64 {
+    use mysql::prelude::Queryable;
+    let row: Option<(String, u64)> = server
+        .admin()
+        .unwrap()
+        .query_first("SHOW GLOBAL STATUS LIKE 'Connections'")
+        .unwrap();
+    row.unwrap().1
+}
+
+#[test]
+fn connections_persist_across_a_sides_rounds_unless_asked_not_to() {
+    let _lock = server_lock();
+    let servers = [(); 2].map(|_| crate::support::start_server(&Default::default(), 8));
+    let sandbox = Sandbox::new();
+    let [baseline, variant] =
+        [0, 1].map(|i| servers[i].socket_profile(&sandbox, &format!("external-{i}.toml"), ""));
+    let accepted = || -> u64 { servers.iter().map(connections_accepted).sum() };
+    let run_with = |connections: &str| {
+        let before = accepted();
+        let mut args = vec!["--baseline", &baseline, "--variant", &variant];
+        args.extend(["--workload", "oltp_point_select", "--threads", "1,2"]);
+        args.extend(["--rounds", "2", "--connections", connections]);
+        args.extend(QUICK);
+        let finished = sandbox.run_json(&args);
+        assert_eq!(finished.code, Some(0), "{}", finished.output);
+        (accepted() - before, finished.results)
+    };
+    // The first run creates the tables; the two compared below find them.
+    run_with("per-round");
+    let (kept, results) = run_with("persistent");
+    let opened: Vec<u64> = results["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["connections_opened"].as_u64().unwrap())
+        .collect();
+    // Levels 1 and 2, ABBA: each side opens its connections at its first round of a
+    // level and keeps them.
+    assert_eq!(opened, [1, 1, 0, 0, 2, 2, 0, 0], "{results}");
+    for round in results["rounds"].as_array().unwrap() {
+        assert!(round["switch_ms"].as_f64().unwrap() >= 0.0, "{round}");
+    }
+    assert_eq!(results["plan"]["client"]["connections"], "persistent");
+    let (per_round, results) = run_with("per-round");
+    assert_eq!(results["plan"]["client"]["connections"], "per_round");
+    assert_eq!(results["plan"]["schedule"]["rewarm"], Value::Null);
+    // The server counts what each mode opened; the administrator's connections (facts,
+    // probes, hooks) are the same in both runs. Per round: 1 x 4 + 2 x 4 = 12 client
+    // connections; persistent: 1 + 1 + 2 + 2 = 6.
+    assert_eq!(
+        per_round - kept,
+        6,
+        "per-round {per_round}, persistent {kept}"
+    );
+}
+
+#[test]
+fn round_hooks_open_connections_for_every_round() {
+    let sandbox = Sandbox::new();
+    let profile = sandbox.write(
+        "hooked.toml",
+        "[server]\n[hooks]\nbefore_round = [\"SET GLOBAL max_connect_errors = 100\"]\n",
+    );
+    let output = sandbox.run(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        profile.to_str().unwrap(),
+        "--dry-run",
+    ]);
+    let (stdout, stderr) = crate::support::text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        (stdout.clone() + &stderr).contains("connections are opened for every round"),
+        "{stdout}{stderr}"
+    );
+}
