@@ -10,8 +10,8 @@ use crate::percent;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::db::errors::IgnoreErrors;
-use crate::plan::Connections;
-use crate::schedule::{LevelOrder, RoundOrder};
+use crate::placement::Placement;
+use crate::schedule::{Connections, LevelOrder, RoundOrder};
 use crate::server::OnServerLoss;
 use crate::stats::sequential::Until;
 use crate::thread_policy::ClientSched;
@@ -253,6 +253,11 @@ pub(crate) struct ClientArgs {
     /// for every round (per-round, with the full warm-up each time).
     #[arg(long, value_enum, default_value_t = Connections::Persistent, help_heading = "Client")]
     pub(crate) connections: Connections,
+
+    /// Pin the client threads and the managed servers to CPUs:
+    /// client=LIST,baseline=LIST,variant=LIST (any of them; LIST as taskset -c: 0,2-3).
+    #[arg(long, value_name = "PLACEMENT", value_parser = Placement::parse, help_heading = "Client")]
+    pub(crate) cpus: Option<Placement>,
 }
 
 /// How results are analysed; shared by a run and `abtest analyze`.

@@ -16,6 +16,7 @@ mod histogram;
 mod host;
 mod host_load;
 mod percent;
+mod placement;
 mod plan;
 pub mod profile;
 mod report;

@@ -36,6 +36,27 @@ impl RoundOrder {
     }
 }
 
+/// Whether a side's connections live for one round or for all its rounds at a level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Connections {
+    /// Opened at the side's first round of a level and kept: a round switch only hands
+    /// the client threads over, and the round re-warms for `--rewarm`.
+    Persistent,
+    /// Opened at the start of every round and closed at its end, with the full warm-up.
+    PerRound,
+}
+
+impl Connections {
+    /// The name as the flag spells it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Connections::Persistent => "persistent",
+            Connections::PerRound => "per-round",
+        }
+    }
+}
+
 /// The order in which the thread levels of a sweep run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -123,11 +123,14 @@ pub(crate) fn open_one(plan: &SidePlan, max_threads: u32) -> anyhow::Result<Targ
 fn launch_of(plan: &SidePlan, max_threads: u32) -> Option<ServerLaunch<'_>> {
     match &plan.target {
         TargetSpec::Managed { binary, options } => Some(ServerLaunch {
-            side: plan.side,
-            binary,
-            options,
-            max_threads,
-            tls_names: crate::server::tls::SERVER_NAMES,
+            cpus: plan.cpus.as_ref(),
+            ..ServerLaunch::new(
+                plan.side,
+                binary,
+                options,
+                max_threads,
+                crate::server::tls::SERVER_NAMES,
+            )
         }),
         TargetSpec::External { .. } => None,
     }

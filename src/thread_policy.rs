@@ -20,6 +20,16 @@ pub enum ClientSched {
     Normal,
 }
 
+impl ClientSched {
+    /// The name as the flag spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClientSched::Batch => "batch",
+            ClientSched::Normal => "normal",
+        }
+    }
+}
+
 /// Applies `policy` to the calling thread. Linux schedules threads one by one, so each
 /// worker calls this for itself.
 pub fn apply_to_current_thread(policy: ClientSched) -> std::io::Result<()> {

@@ -128,6 +128,7 @@ pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions>
         client_sched: args.client_sched,
         freeze_idle: args.freeze_idle,
         connections: args.connections,
+        cpus: None,
     })
 }
 

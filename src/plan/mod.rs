@@ -13,8 +13,9 @@ use crate::cli::RunArgs;
 use crate::db::errors::IgnoreErrors;
 use crate::db::{ClientSpec, Endpoint};
 use crate::exit::UsageError;
+use crate::placement::{CpuList, Placement};
 use crate::profile::{Hooks, Side};
-use crate::schedule::Schedule;
+use crate::schedule::{Connections, Schedule};
 use crate::secret::Secret;
 use crate::server::OnServerLoss;
 use crate::stats::sequential::{Design, Until};
@@ -118,17 +119,9 @@ pub(crate) struct ClientOptions {
     /// files older than the option).
     #[serde(default = "connections_per_round")]
     pub(crate) connections: Connections,
-}
-
-/// Whether a side's connections live for one round or for all its rounds at a level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Connections {
-    /// Opened at the side's first round of a level and kept: a round switch only hands
-    /// the client threads over, and the round re-warms for `--rewarm`.
-    Persistent,
-    /// Opened at the start of every round and closed at its end, with the full warm-up.
-    PerRound,
+    /// The CPUs the client threads run on (`--cpus client=`), or any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cpus: Option<CpuList>,
 }
 
 fn connections_per_round() -> Connections {
@@ -158,6 +151,9 @@ pub(crate) struct SidePlan {
     pub(crate) client: ClientSpec,
     /// SQL hooks of this side.
     pub(crate) hooks: Hooks,
+    /// The CPUs its managed server runs on (`--cpus`), or any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cpus: Option<CpuList>,
 }
 
 /// Where a side's server comes from.
@@ -209,6 +205,31 @@ fn connections_per_round_with_round_hooks(
     }
 }
 
+/// Puts `--cpus` into the plan: the client's list and each managed server's. A list for
+/// an external server, or a CPU this host does not offer, is refused.
+fn place(
+    placement: &Placement,
+    sides: &mut [SidePlan; 2],
+    client: &mut ClientOptions,
+) -> anyhow::Result<()> {
+    placement
+        .check_available()
+        .map_err(|e| UsageError::err(format!("--cpus {e}")))?;
+    for side in sides.iter_mut() {
+        let cpus = placement.server(side.side).cloned();
+        if cpus.is_some() && matches!(side.target, TargetSpec::External { .. }) {
+            return Err(UsageError::err(format!(
+                "--cpus {}=: the {} side is an external server ([connection]); abtest can place \
+                 only the servers it starts. Pin it where it runs (taskset, systemd CPUAffinity=)",
+                side.side, side.side
+            )));
+        }
+        side.cpus = cpus;
+    }
+    client.cpus = placement.client.clone();
+    Ok(())
+}
+
 impl Plan {
     /// Resolves the command line and both profiles into a plan, or a usage error.
     pub(crate) fn resolve(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
@@ -227,8 +248,11 @@ impl Plan {
             Side::Variant,
             &mut warnings,
         )?;
-        let sides = [baseline, variant];
+        let mut sides = [baseline, variant];
         let mut client = args::client_options(&cli.client)?;
+        if let Some(placement) = &cli.client.cpus {
+            place(placement, &mut sides, &mut client)?;
+        }
         connections_per_round_with_round_hooks(&sides, &mut client, &mut warnings);
         if client.connections == Connections::PerRound {
             schedule.rewarm = None;
@@ -307,6 +331,21 @@ impl Plan {
             ),
             None => "client    connections opened for every round\n".to_string(),
         });
+        let servers = self.sides.iter().filter_map(|side| {
+            side.cpus
+                .as_ref()
+                .map(|cpus| format!("{} server on CPU {cpus}", side.side))
+        });
+        let placement: Vec<String> = self
+            .client
+            .cpus
+            .iter()
+            .map(|cpus| format!("client threads on CPU {cpus}"))
+            .chain(servers)
+            .collect();
+        if !placement.is_empty() {
+            out.push_str(&format!("cpus      {}\n", placement.join(", ")));
+        }
         let order: String = s
             .slots(self.seed)
             .iter()

@@ -67,6 +67,7 @@ pub(crate) fn resolve_side(
         target,
         client,
         hooks: loaded.profile.hooks.clone(),
+        cpus: None,
     })
 }
 

@@ -55,7 +55,7 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
     let levels: Vec<String> = schedule.levels.iter().map(u32::to_string).collect();
     format!(
         "{} rounds per side at each thread level ({} threads), in {} order (seed {}); each round \
-         is a {} warm-up that is not counted and a {} measured period. Workload: {} on {} table(s) of {} rows. \
+         is a {} warm-up that is not counted and a {} measured period{}. Workload: {} on {} table(s) of {} rows. \
          Each round gives one value per metric; the sides are compared with Welch's t-test, the change \
          with Fieller's {} % interval for the ratio of means, p-values Holm-adjusted within \
          the confirmatory family (TPS and latency at every level) and, separately, among the explanatory \
@@ -67,6 +67,14 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
         plan.seed,
         duration(schedule.warmup),
         duration(schedule.round_time),
+        match schedule.rewarm {
+            Some(rewarm) => format!(
+                "; each side keeps its connections from round to round, so its later rounds \
+                 re-warm for {} only",
+                duration(rewarm)
+            ),
+            None => String::new(),
+        },
         workload.name.as_str(),
         workload.tables,
         workload.table_size,
@@ -121,8 +129,39 @@ pub(crate) fn environment(results: &ResultsFile) -> Vec<String> {
             ));
         }
     }
+    lines.push(client_line(results));
     lines.push(format!("abtest {}", results.abtest_version));
     lines
+}
+
+/// How the client drove the servers: scheduling, connections, freezing, CPU placement.
+fn client_line(results: &ResultsFile) -> String {
+    let plan = &results.plan;
+    let client = &plan.client;
+    let mut placement: Vec<String> = Vec::new();
+    if let Some(cpus) = &client.cpus {
+        placement.push(format!("client threads on CPU {cpus}"));
+    }
+    for side in &plan.sides {
+        if let Some(cpus) = &side.cpus {
+            placement.push(format!("{} server on CPU {cpus}", side.side));
+        }
+    }
+    format!(
+        "client: {} scheduling, connections {}, idle side {}, {}",
+        client.client_sched.as_str(),
+        client.connections.as_str(),
+        if client.freeze_idle {
+            "frozen"
+        } else {
+            "running"
+        },
+        if placement.is_empty() {
+            "no CPU pinning".to_string()
+        } else {
+            placement.join(", ")
+        }
+    )
 }
 
 /// The command that reproduces the run.

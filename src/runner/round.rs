@@ -99,6 +99,7 @@ pub(crate) fn run_round(
             };
             let control = &control;
             let policy = spec.client.client_sched;
+            let cpus = spec.client.cpus.as_ref();
             let session = kept.next().flatten();
             let spawned = std::thread::Builder::new()
                 .name(format!("worker-{id}"))
@@ -106,6 +107,10 @@ pub(crate) fn run_round(
                 .spawn_scoped(scope, move || {
                     // Best effort: a kernel that refuses only loses the optimisation.
                     let _ = thread_policy::apply_to_current_thread(policy);
+                    // The CPUs were checked when the plan was made.
+                    if let Some(cpus) = cpus {
+                        let _ = cpus.apply_to_current_thread();
+                    }
                     worker::run(setup, control, session)
                 });
             match spawned {

@@ -10,13 +10,14 @@ use super::{run_rounds, run_rounds_with};
 use crate::analysis::AnalysisOptions;
 use crate::db::{ClientSpec, Endpoint, errors::IgnoreErrors};
 use crate::exit::Interrupted;
-use crate::plan::{ClientOptions, Connections, Outputs, Plan, Sequential, SidePlan, TargetSpec};
+use crate::plan::{ClientOptions, Outputs, Plan, Sequential, SidePlan, TargetSpec};
 use crate::profile::{Hooks, Side};
 use crate::results::{LatencyMs, ResultsFile, RoundRecord, RoundStatus};
 use crate::runner::backend::{Backend, HookPoint};
 use crate::runner::experiment::{new_results, resumed};
 use crate::runner::looks::final_analysis;
 use crate::runner::progress::Progress;
+use crate::schedule::Connections;
 use crate::schedule::{LevelOrder, RoundOrder, Schedule, Slot};
 use crate::server::OnServerLoss;
 use crate::stats::metric::Metric;
@@ -160,6 +161,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
         },
         client: ClientSpec::default(),
         hooks: Hooks::default(),
+        cpus: None,
     };
     Plan {
         sides: [side(Side::Baseline), side(Side::Variant)],
@@ -183,6 +185,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
             client_sched: ClientSched::Batch,
             freeze_idle: false,
             connections: Connections::Persistent,
+            cpus: None,
         },
         analysis: AnalysisOptions::default(),
         seed: 1,

@@ -27,6 +27,7 @@ use mysql::prelude::Queryable;
 
 use crate::db::ConnectSpec;
 use crate::db::{ClientSpec, Endpoint};
+use crate::placement::CpuList;
 use crate::profile::{Side, TlsMode};
 use crate::secret::Secret;
 use crate::server::tls::{self, TlsFiles};
@@ -69,6 +70,28 @@ pub struct ServerLaunch<'a> {
     pub max_threads: u32,
     /// Names in the generated server certificate.
     pub tls_names: &'a [&'a str],
+    /// The CPUs the server may run on (`--cpus`), or any.
+    pub(crate) cpus: Option<&'a CpuList>,
+}
+
+impl<'a> ServerLaunch<'a> {
+    /// A launch on any CPU.
+    pub fn new(
+        side: Side,
+        binary: &'a Path,
+        options: &'a std::collections::BTreeMap<String, String>,
+        max_threads: u32,
+        tls_names: &'a [&'a str],
+    ) -> ServerLaunch<'a> {
+        ServerLaunch {
+            side,
+            binary,
+            options,
+            max_threads,
+            tls_names,
+            cpus: None,
+        }
+    }
 }
 
 impl ManagedServer {
@@ -115,12 +138,14 @@ impl ManagedServer {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        // SAFETY: only async-signal-safe calls between fork and exec.
+        let place = launch.cpus.map(CpuList::pre_exec_placer);
+        // SAFETY: only async-signal-safe calls between fork and exec (the CPU mask was
+        // built before the fork).
         unsafe {
-            command.pre_exec(|| {
+            command.pre_exec(move || {
                 libc::setpgid(0, 0);
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                Ok(())
+                place.as_ref().map_or(Ok(()), |place| place())
             });
         }
         let child = command

@@ -550,3 +550,48 @@ fn a_time_budget_sets_the_rounds_and_the_looks() {
         assert!(stderr.contains(needle), "{flags:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_cpu_placement_that_cannot_be_applied_is_refused() {
+    let sandbox = Sandbox::new();
+    let external = sandbox.write(
+        "external.toml",
+        "[connection]\nhost = \"127.0.0.1\"\nport = 1\nuser = \"u\"\n",
+    );
+    let cases = [
+        (
+            "profiles/mariadb.toml",
+            "client=4095",
+            "CPU 4095 is not available",
+        ),
+        (
+            "profiles/mariadb.toml",
+            "server=0",
+            "use client=, baseline= or variant=",
+        ),
+        ("profiles/mariadb.toml", "client=1-0", "runs backwards"),
+        (
+            external.to_str().unwrap(),
+            "variant=0",
+            "the variant side is an external server",
+        ),
+    ];
+    for (variant, cpus, message) in cases {
+        let output = sandbox.run(&[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            variant,
+            "--cpus",
+            cpus,
+            "--dry-run",
+        ]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "--cpus {cpus}: {stdout}{stderr}"
+        );
+        assert!(stderr.contains(message), "--cpus {cpus}: {stderr}");
+    }
+}

@@ -85,36 +85,101 @@ fn errors_are_counted_by_code_ignored_on_request_or_fatal() {
     assert_eq!(results["rounds"][0]["status"], "failed");
 }
 
-/// Scheduling policies (field 41 of /proc/PID/task/TID/stat) of abtest's worker threads,
-/// waiting until some exist.
-fn worker_policies(pid: u32) -> Vec<u32> {
+/// What `read` finds in each of abtest's worker threads (/proc/PID/task/TID), waiting
+/// until some exist.
+fn of_worker_threads<T>(pid: u32, read: impl Fn(&std::path::Path) -> Option<T>) -> Vec<T> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while std::time::Instant::now() < deadline {
         let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
             .into_iter()
             .flatten();
-        let policies: Vec<u32> = tasks
+        let found: Vec<T> = tasks
             .flatten()
             .filter(|task| {
                 std::fs::read_to_string(task.path().join("comm"))
                     .is_ok_and(|name| name.starts_with("worker-"))
             })
-            .filter_map(|task| {
-                let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
-                stat.rsplit_once(')')?
-                    .1
-                    .split_whitespace()
-                    .nth(38)?
-                    .parse()
-                    .ok()
-            })
+            .filter_map(|task| read(&task.path()))
             .collect();
-        if !policies.is_empty() {
-            return policies;
+        if !found.is_empty() {
+            return found;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     panic!("no worker thread of abtest {pid} appeared within 60 s");
+}
+
+/// Scheduling policies (field 41 of /proc/PID/task/TID/stat) of abtest's worker threads.
+fn worker_policies(pid: u32) -> Vec<u32> {
+    of_worker_threads(pid, |task| {
+        let stat = std::fs::read_to_string(task.join("stat")).ok()?;
+        stat.rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(38)?
+            .parse()
+            .ok()
+    })
+}
+
+/// The `Cpus_allowed_list` of a task (/proc/PID or /proc/PID/task/TID).
+fn cpus_allowed(task: &std::path::Path) -> Option<String> {
+    let status = std::fs::read_to_string(task.join("status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
+        .map(|list| list.trim().to_string())
+}
+
+/// The `Cpus_allowed_list` of every thread of process `pid`.
+fn cpus_of_every_thread(pid: i32) -> Vec<String> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+        .filter_map(|task| cpus_allowed(&task.path()))
+        .collect()
+}
+
+#[test]
+fn cpus_pin_the_client_threads_and_each_managed_server() {
+    let _lock = server_lock();
+    let online = std::thread::available_parallelism().map_or(1, usize::from);
+    if online < 2 {
+        eprintln!("skipped: CPU placement needs two CPUs, this host has {online}");
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let mut running = sandbox.spawn_aa(&[
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--rounds",
+        "2",
+        "--round-time",
+        "2s",
+        "--warmup",
+        "0s",
+        "--table-size",
+        "1000",
+        "--cpus",
+        "client=1,baseline=0,variant=0-1",
+    ]);
+    let workers = of_worker_threads(running.child.id(), cpus_allowed);
+    assert!(workers.iter().all(|cpus| cpus == "1"), "{workers:?}");
+    for (side, expected) in [("baseline", "0"), ("variant", "0-1")] {
+        let threads = cpus_of_every_thread(crate::support::server_pid(&sandbox, side));
+        assert!(threads.len() > 3, "{side}: {threads:?}");
+        assert!(
+            threads.iter().all(|cpus| cpus == expected),
+            "{side}: {threads:?}"
+        );
+    }
+    running.expect_exit(0, std::time::Duration::from_secs(120));
+    let results = running.results();
+    assert_eq!(results["plan"]["client"]["cpus"], "1");
+    assert_eq!(results["plan"]["sides"][0]["cpus"], "0");
+    assert_eq!(results["plan"]["sides"][1]["cpus"], "0-1");
 }
 
 #[test]

@@ -225,13 +225,13 @@ pub fn start_server_named(
 ) -> TestServer {
     use abtest::server::sandbox::{ManagedServer, ServerLaunch};
     let binary = abtest::server::binary::find_server_binary().expect("mariadbd installed");
-    let launch = ServerLaunch {
-        side: abtest::profile::Side::Baseline,
-        binary: &binary,
+    let launch = ServerLaunch::new(
+        abtest::profile::Side::Baseline,
+        &binary,
         options,
         max_threads,
         tls_names,
-    };
+    );
     let mut server = ManagedServer::install(&launch).unwrap();
     server.spawn(&launch).unwrap();
     server.wait_ready().unwrap();
