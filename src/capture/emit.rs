@@ -1,0 +1,270 @@
+//! Writing a captured mix as a `--workload-file`: one `[[transaction]]` per class,
+//! weighted by how often it ran, one parameter per drawn slot, and a header that says
+//! where it came from, what it covers and what was left out. The file is built as the
+//! workload type itself and serialised, so what `capture` writes is exactly what
+//! `--workload-file` reads.
+
+use std::collections::BTreeMap;
+
+use super::mix::{Class, Mix, SlotSource};
+use super::template::{Literal, SLOT};
+use crate::workload::custom::{ChoiceValue, CustomWorkload, Param, Transaction};
+
+/// Where a capture came from, for the header.
+#[derive(Debug, Clone)]
+pub(crate) struct Source {
+    /// The file or server it was read from.
+    pub(crate) name: String,
+    /// What kind of source it is (slow log, general log, digest table).
+    pub(crate) kind: String,
+    /// Whether string literals were replaced by made-up ones.
+    pub(crate) anonymized: bool,
+}
+
+/// The workload file's text.
+pub(crate) fn workload_file(mix: &Mix, source: &Source) -> anyhow::Result<String> {
+    let workload = workload(mix);
+    let body = toml::to_string(&workload)?;
+    Ok(format!("{}\n{body}", header(mix, source, &workload)))
+}
+
+fn workload(mix: &Mix) -> CustomWorkload {
+    let mut params = BTreeMap::new();
+    let mut transactions = Vec::new();
+    for (index, class) in mix.classes.iter().enumerate() {
+        let prefix = format!("t{}_", index + 1);
+        for (slot, source) in class.slots.iter().enumerate() {
+            if let Some(param) = param_of(source) {
+                params.insert(format!("{prefix}{slot}"), param);
+            }
+        }
+        transactions.push(Transaction {
+            name: format!("t{}", index + 1),
+            weight: u32::try_from(class.count).unwrap_or(u32::MAX),
+            begin: class.shape.explicit,
+            statements: statements(class, &prefix),
+        });
+    }
+    let writes = transactions
+        .iter()
+        .flat_map(|t| &t.statements)
+        .any(|sql| CustomWorkload::is_write(sql));
+    CustomWorkload {
+        sbtest: mix
+            .classes
+            .iter()
+            .flat_map(|c| &c.shape.templates)
+            .any(|t| mentions_sbtest(t)),
+        setup: Vec::new(),
+        tables: Vec::new(),
+        writes,
+        params,
+        transactions,
+    }
+}
+
+/// The parameter a drawn slot becomes; a tied slot has none of its own.
+fn param_of(source: &SlotSource) -> Option<Param> {
+    match source {
+        SlotSource::Range { min, max } => Some(Param::Int {
+            min: *min,
+            max: *max,
+        }),
+        SlotSource::Choice(values) => Some(Param::Choice {
+            values: values.iter().map(|(v, _)| choice_value(v)).collect(),
+            weights: if values.iter().all(|(_, n)| *n == values[0].1) {
+                Vec::new()
+            } else {
+                values.iter().map(|(_, n)| *n).collect()
+            },
+        }),
+        SlotSource::Tied { .. } => None,
+    }
+}
+
+fn choice_value(literal: &Literal) -> ChoiceValue {
+    match literal {
+        Literal::Int(n) => ChoiceValue::Int(*n),
+        Literal::Decimal(text) | Literal::Text(text) => ChoiceValue::Text(text.clone()),
+    }
+}
+
+/// The class's statements with each slot written as its parameter.
+fn statements(class: &Class, prefix: &str) -> Vec<String> {
+    let mut slot = 0;
+    class
+        .shape
+        .templates
+        .iter()
+        .map(|template| {
+            let pieces: Vec<&str> = template.split(SLOT).collect();
+            let mut sql = pieces[0].to_string();
+            for piece in &pieces[1..] {
+                sql.push_str(&placeholder(&class.slots, slot, prefix));
+                sql.push_str(piece);
+                slot += 1;
+            }
+            sql
+        })
+        .collect()
+}
+
+/// `{t1_3}`, or for a tied slot the slot it follows, with its offset.
+fn placeholder(slots: &[SlotSource], slot: usize, prefix: &str) -> String {
+    let (mut root, mut offset) = (slot, 0i64);
+    while let SlotSource::Tied {
+        slot: earlier,
+        offset: by,
+    } = slots[root]
+    {
+        root = earlier;
+        offset = offset.saturating_add(by);
+    }
+    match offset {
+        0 => format!("{{{prefix}{root}}}"),
+        o if o > 0 => format!("{{{prefix}{root}}} + {o}"),
+        o => format!("{{{prefix}{root}}} - {}", o.unsigned_abs()),
+    }
+}
+
+/// Whether a template reads or writes a sysbench table (`sbtest` and a number).
+fn mentions_sbtest(template: &str) -> bool {
+    template
+        .to_ascii_lowercase()
+        .match_indices("sbtest")
+        .any(|(at, _)| {
+            template[at + 6..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        })
+}
+
+fn header(mix: &Mix, source: &Source, workload: &CustomWorkload) -> String {
+    let transactions: u64 = mix.classes.iter().map(|c| c.count).sum();
+    let mut lines = vec![
+        format!(
+            "Captured by abtest capture from {} ({}).",
+            source.name, source.kind
+        ),
+        format!(
+            "{} statements read; {transactions} transactions in {} classes.",
+            mix.statements,
+            mix.classes.len()
+        ),
+        format!(
+            "coverage: the kept fingerprints make up {:.1} % of executions ({} fingerprints seen).",
+            100.0 * mix.coverage,
+            mix.fingerprints.len()
+        ),
+    ];
+    for (reason, count) in &mix.skipped {
+        lines.push(format!("left out: {count} statement(s), {reason}."));
+    }
+    if mix.unfinished > 0 {
+        lines.push(format!(
+            "left out: {} transaction(s) still open when the log ended.",
+            mix.unfinished
+        ));
+    }
+    lines.push(if source.anonymized {
+        "string literals were replaced by made-up ones of the same length and character kinds."
+            .to_string()
+    } else {
+        "string literals are kept as observed (use --anonymize for logs with personal data)."
+            .to_string()
+    });
+    if workload.writes {
+        lines.push(
+            "writes = true: the mix writes; replaying it against an external server needs --allow-writes."
+                .to_string(),
+        );
+    }
+    if workload.sbtest {
+        lines.push(
+            "sbtest = true: abtest prepares the sbtestN tables; match --tables and --table-size to the captured server."
+                .to_string(),
+        );
+    }
+    lines.push("fingerprints (pt-query-digest), by executions:".to_string());
+    let mut ranked: Vec<(&String, &u64)> = mix.fingerprints.iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    for (fingerprint, count) in ranked {
+        lines.push(format!("  {count:>9}  {fingerprint}"));
+    }
+    lines
+        .iter()
+        .map(|line| format!("# {}\n", line.replace('\n', " ")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::log::Logged;
+    use crate::capture::mix::{Keep, build};
+
+    #[test]
+    fn a_capture_reads_back_as_a_workload_file() {
+        let mut statements = Vec::new();
+        for i in 1..=30i64 {
+            for (sql, conn) in [
+                ("BEGIN".to_string(), 1),
+                (
+                    format!("SELECT c FROM sbtest1 WHERE id BETWEEN {i} AND {}", i + 99),
+                    1,
+                ),
+                (
+                    format!("UPDATE sbtest1 SET c = 'v{}' WHERE id = {i}", i % 3),
+                    1,
+                ),
+                ("COMMIT".to_string(), 1),
+                (
+                    format!("SELECT name FROM users WHERE id = {} LIMIT 5", i % 2),
+                    2,
+                ),
+            ] {
+                if conn == 2 && i > 20 {
+                    continue;
+                }
+                statements.push(Logged {
+                    connection: conn,
+                    text: sql,
+                    line: 1,
+                });
+            }
+        }
+        let mix = build(&statements, Keep::All);
+        let source = Source {
+            name: "slow.log".into(),
+            kind: "slow log".into(),
+            anonymized: false,
+        };
+        let text = workload_file(&mix, &source).unwrap();
+        let workload = CustomWorkload::parse(&text, std::path::Path::new("captured.toml")).unwrap();
+        assert!(workload.writes && workload.sbtest, "{text}");
+        assert_eq!(workload.transactions.len(), 2, "{text}");
+        assert_eq!(workload.transactions[1].weight, 20);
+        let tx = &workload.transactions[0];
+        assert_eq!((tx.weight, tx.begin), (30, true));
+        assert_eq!(
+            tx.statements,
+            [
+                "SELECT c FROM sbtest1 WHERE id BETWEEN {t1_0} AND {t1_0} + 99",
+                "UPDATE sbtest1 SET c = {t1_2} WHERE id = {t1_0}",
+            ]
+        );
+        assert_eq!(
+            workload.transactions[1].statements,
+            ["SELECT name FROM users WHERE id = {t2_0} LIMIT {t2_1}"]
+        );
+        assert!(
+            text.contains("# coverage: the kept fingerprints make up 100.0 %"),
+            "{text}"
+        );
+        assert!(
+            text.contains("select c from sbtest? where id between ? and ?"),
+            "{text}"
+        );
+    }
+}

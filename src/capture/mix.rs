@@ -1,0 +1,484 @@
+//! From logged statements to the mix a replay runs: statements grouped into
+//! transactions by connection, transactions of the same shape (the same templates in the
+//! same order) counted together, and each literal slot turned into a parameter drawn
+//! from what was observed.
+//!
+//! Two things keep a replay honest about what the application did. A slot that always
+//! held the same value as an earlier slot of its transaction, or that value plus a
+//! constant (sysbench's `DELETE … id = N` then `INSERT … (N, …)`, or `BETWEEN N AND
+//! N + 99`), stays tied to it instead of being drawn on its own. And numbers seen in
+//! many distinct values are drawn from their observed range, strings and numbers with
+//! few values from their observed frequencies.
+
+use std::collections::BTreeMap;
+
+use super::fingerprint::fingerprint;
+use super::log::Logged;
+use super::template::{self, Literal};
+
+/// Distinct values kept for a slot drawn from observed frequencies; a number seen in
+/// more distinct values is drawn from its observed range instead.
+pub(crate) const MAX_CHOICES: usize = 1000;
+
+/// A transaction's statements in order, with their templates.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Shape {
+    /// Whether it ran between BEGIN/START TRANSACTION and COMMIT/ROLLBACK.
+    pub(crate) explicit: bool,
+    /// The statements' templates (slots written `{}`).
+    pub(crate) templates: Vec<String>,
+}
+
+/// How a slot gets its value in the replay.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum SlotSource {
+    /// Drawn: a uniform whole number in the observed range.
+    Range { min: i64, max: i64 },
+    /// Drawn: one of the observed values, by observed frequency.
+    Choice(Vec<(Literal, u64)>),
+    /// The value of an earlier slot of the transaction, plus `offset`.
+    Tied { slot: usize, offset: i64 },
+}
+
+/// One transaction class of the mix.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Class {
+    /// What it runs.
+    pub(crate) shape: Shape,
+    /// How often it ran.
+    pub(crate) count: u64,
+    /// Where each slot's value comes from, slots numbered through the transaction.
+    pub(crate) slots: Vec<SlotSource>,
+}
+
+/// What the capture found, before it is written.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Mix {
+    /// Transaction classes, most frequent first.
+    pub(crate) classes: Vec<Class>,
+    /// Executions per pt-query-digest fingerprint, over every statement read.
+    pub(crate) fingerprints: BTreeMap<String, u64>,
+    /// Statements read.
+    pub(crate) statements: u64,
+    /// Statements left out, by reason.
+    pub(crate) skipped: BTreeMap<String, u64>,
+    /// The share of executions the kept fingerprints make up (1.0 without a cut).
+    pub(crate) coverage: f64,
+    /// Transactions that were still open when the log ended.
+    pub(crate) unfinished: u64,
+}
+
+/// Which fingerprints a capture keeps.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Keep {
+    /// Every one.
+    All,
+    /// The N most executed.
+    Top(usize),
+    /// The most executed, until they make up this share of executions (0..=1).
+    Coverage(f64),
+}
+
+/// A transaction in the making, on one connection.
+#[derive(Default)]
+struct Open {
+    explicit: bool,
+    templates: Vec<String>,
+    literals: Vec<Literal>,
+}
+
+/// Builds the mix of `statements`.
+pub(crate) fn build(statements: &[Logged], keep: Keep) -> Mix {
+    let mut mix = Mix {
+        statements: statements.len() as u64,
+        ..Mix::default()
+    };
+    // Each statement's fingerprint, computed once (None for transaction control and
+    // session settings, which are not classes of the mix).
+    let prints: Vec<Option<String>> = statements
+        .iter()
+        .map(|s| (role(&s.text) == Role::Statement).then(|| fingerprint(&s.text)))
+        .collect();
+    for print in prints.iter().flatten() {
+        *mix.fingerprints.entry(print.clone()).or_default() += 1;
+    }
+    let kept = kept_fingerprints(&mix.fingerprints, keep);
+    let total: u64 = mix.fingerprints.values().sum();
+    let covered: u64 = kept.iter().map(|f| mix.fingerprints[f]).sum();
+    mix.coverage = if total == 0 {
+        1.0
+    } else {
+        covered as f64 / total as f64
+    };
+    let mut open: BTreeMap<u64, Open> = BTreeMap::new();
+    let mut seen: BTreeMap<Shape, Vec<Vec<Literal>>> = BTreeMap::new();
+    let finish = |tx: Open, seen: &mut BTreeMap<Shape, Vec<Vec<Literal>>>| {
+        if !tx.templates.is_empty() {
+            let shape = Shape {
+                explicit: tx.explicit,
+                templates: tx.templates,
+            };
+            seen.entry(shape).or_default().push(tx.literals);
+        }
+    };
+    for (statement, print) in statements.iter().zip(&prints) {
+        let text = statement.text.as_str();
+        match role(text) {
+            Role::Begin => {
+                if let Some(previous) = open.remove(&statement.connection) {
+                    finish(previous, &mut seen);
+                }
+                open.insert(
+                    statement.connection,
+                    Open {
+                        explicit: true,
+                        ..Open::default()
+                    },
+                );
+            }
+            Role::End => {
+                if let Some(tx) = open.remove(&statement.connection) {
+                    finish(tx, &mut seen);
+                }
+            }
+            Role::Session => {
+                *mix.skipped
+                    .entry("session settings (SET, USE)".into())
+                    .or_default() += 1
+            }
+            Role::Statement => {
+                if !print.as_ref().is_some_and(|p| kept.contains(p)) {
+                    *mix.skipped
+                        .entry("outside --top/--coverage".into())
+                        .or_default() += 1;
+                    continue;
+                }
+                let (template, literals) = match template::split(text) {
+                    Ok(split) => split,
+                    Err(why) => {
+                        *mix.skipped
+                            .entry(format!("cannot be replayed: {why}"))
+                            .or_default() += 1;
+                        continue;
+                    }
+                };
+                match open.get_mut(&statement.connection) {
+                    Some(tx) => {
+                        tx.templates.push(template);
+                        tx.literals.extend(literals);
+                    }
+                    None => finish(
+                        Open {
+                            explicit: false,
+                            templates: vec![template],
+                            literals,
+                        },
+                        &mut seen,
+                    ),
+                }
+            }
+        }
+    }
+    mix.unfinished = open.len() as u64;
+    mix.classes = seen
+        .into_iter()
+        .map(|(shape, instances)| Class {
+            count: instances.len() as u64,
+            slots: slot_sources(&instances, &offset_allowed(&shape)),
+            shape,
+        })
+        .collect();
+    mix.classes
+        .sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.shape.cmp(&b.shape)));
+    mix
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Role {
+    Begin,
+    End,
+    Session,
+    Statement,
+}
+
+fn role(text: &str) -> Role {
+    let lower = text.trim().to_ascii_lowercase();
+    let words: Vec<&str> = lower.split_whitespace().take(2).collect();
+    match words.as_slice() {
+        ["begin", ..] | ["start", "transaction", ..] => Role::Begin,
+        ["commit", ..] | ["rollback", ..] => Role::End,
+        ["set", ..] | ["use", ..] => Role::Session,
+        _ => Role::Statement,
+    }
+}
+
+/// The fingerprints `keep` keeps, most executed first.
+pub(crate) fn kept_fingerprints(counts: &BTreeMap<String, u64>, keep: Keep) -> Vec<String> {
+    let mut ranked: Vec<(&String, &u64)> = counts.iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    let total: u64 = counts.values().sum();
+    let mut kept = Vec::new();
+    let mut covered = 0;
+    for (fingerprint, &count) in ranked {
+        let enough = match keep {
+            Keep::All => false,
+            Keep::Top(n) => kept.len() >= n,
+            Keep::Coverage(share) => covered as f64 >= share * total as f64,
+        };
+        if enough {
+            break;
+        }
+        kept.push(fingerprint.clone());
+        covered += count;
+    }
+    kept
+}
+
+/// Whether each slot of a shape may be written as an expression (`{p} + 99`): not
+/// where MySQL takes only a plain value, after LIMIT or OFFSET.
+pub(crate) fn offset_allowed(shape: &Shape) -> Vec<bool> {
+    let mut allowed = Vec::new();
+    for template in &shape.templates {
+        let pieces: Vec<&str> = template.split(template::SLOT).collect();
+        for (index, before) in pieces.iter().enumerate().take(pieces.len() - 1) {
+            let before = before.trim_end().to_ascii_lowercase();
+            let after_limit = before.ends_with("limit")
+                || before.ends_with("offset")
+                || (before.ends_with(',')
+                    && index > 0
+                    && pieces[index - 1]
+                        .trim_end()
+                        .to_ascii_lowercase()
+                        .ends_with("limit"));
+            allowed.push(!after_limit);
+        }
+    }
+    allowed
+}
+
+/// Where each slot's value comes from, from every instance's literals.
+pub(crate) fn slot_sources(instances: &[Vec<Literal>], offset_allowed: &[bool]) -> Vec<SlotSource> {
+    let slots = instances.first().map_or(0, Vec::len);
+    (0..slots)
+        .map(|slot| {
+            let column: Vec<&Literal> = instances.iter().map(|i| &i[slot]).collect();
+            let allowed = offset_allowed.get(slot).copied().unwrap_or(false);
+            tie(instances, slot, allowed).unwrap_or_else(|| drawn(&column))
+        })
+        .collect()
+}
+
+/// An earlier slot this one always equals, or (where an expression may stand) always
+/// exceeds by the same whole number. One instance proves nothing, so a tie needs two.
+fn tie(instances: &[Vec<Literal>], slot: usize, offset_allowed: bool) -> Option<SlotSource> {
+    if instances.len() < 2 {
+        return None;
+    }
+    (0..slot).find_map(|earlier| {
+        let offsets: Vec<Option<i64>> = instances
+            .iter()
+            .map(|i| match (&i[earlier], &i[slot]) {
+                (Literal::Int(a), Literal::Int(b)) => b.checked_sub(*a),
+                (a, b) if a == b => Some(0),
+                _ => None,
+            })
+            .collect();
+        let first = offsets[0].filter(|&o| o == 0 || offset_allowed)?;
+        offsets
+            .iter()
+            .all(|&o| o == Some(first))
+            .then_some(SlotSource::Tied {
+                slot: earlier,
+                offset: first,
+            })
+    })
+}
+
+/// A drawn slot: the observed range of whole numbers with many distinct values, else
+/// the observed values by frequency (the most frequent [`MAX_CHOICES`]).
+fn drawn(column: &[&Literal]) -> SlotSource {
+    let mut counts: Vec<(Literal, u64)> = Vec::new();
+    let mut sorted: Vec<&Literal> = column.to_vec();
+    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    for value in sorted {
+        match counts.last_mut() {
+            Some((last, n)) if last == value => *n += 1,
+            _ => counts.push((value.clone(), 1)),
+        }
+    }
+    let ints: Option<Vec<i64>> = column
+        .iter()
+        .map(|l| match l {
+            Literal::Int(n) => Some(*n),
+            _ => None,
+        })
+        .collect();
+    match ints {
+        Some(ints) if counts.len() > MAX_CHOICES.min(column.len() / 2).max(16) => {
+            SlotSource::Range {
+                min: ints.iter().copied().min().unwrap_or_default(),
+                max: ints.iter().copied().max().unwrap_or_default(),
+            }
+        }
+        _ => {
+            counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+            counts.truncate(MAX_CHOICES);
+            SlotSource::Choice(counts)
+        }
+    }
+}
+
+/// Replaces every captured string with a made-up one of the same length and the same
+/// kind of character in each place (digit for digit, lower case for lower case, upper
+/// for upper); other characters stay. The same string always becomes the same one, so
+/// equal values stay equal.
+pub(crate) fn anonymize(mix: &mut Mix, seed: u64) {
+    for class in &mut mix.classes {
+        for slot in &mut class.slots {
+            if let SlotSource::Choice(values) = slot {
+                for (value, _) in values.iter_mut() {
+                    if let Literal::Text(text) = value {
+                        *text = scramble(text, seed);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn scramble(text: &str, seed: u64) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    (seed, text).hash(&mut hasher);
+    let mut state = hasher.finish() | 1;
+    let mut next = |n: u32| {
+        // xorshift64: cheap, and only the shape of the data matters here.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % u64::from(n)) as u8
+    };
+    text.chars()
+        .map(|c| match c {
+            '0'..='9' => char::from(b'0' + next(10)),
+            'a'..='z' => char::from(b'a' + next(26)),
+            'A'..='Z' => char::from(b'A' + next(26)),
+            c if c.is_alphanumeric() => 'x',
+            c => c,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn logged(connection: u64, text: &str) -> Logged {
+        Logged {
+            connection,
+            text: text.to_string(),
+            line: 1,
+        }
+    }
+
+    fn sysbench_like(id: i64, connection: u64) -> Vec<Logged> {
+        vec![
+            logged(connection, "BEGIN"),
+            logged(connection, &format!("SELECT c FROM sbtest1 WHERE id={id}")),
+            logged(
+                connection,
+                &format!(
+                    "SELECT c FROM sbtest1 WHERE id BETWEEN {id} AND {}",
+                    id + 99
+                ),
+            ),
+            logged(
+                connection,
+                &format!("DELETE FROM sbtest1 WHERE id={}", id * 3),
+            ),
+            logged(
+                connection,
+                &format!(
+                    "INSERT INTO sbtest1 (id, k, c, pad) VALUES ({}, {}, 'c{id}', 'p')",
+                    id * 3,
+                    id % 7
+                ),
+            ),
+            logged(connection, "COMMIT"),
+        ]
+    }
+
+    #[test]
+    fn transactions_are_kept_together_and_tied_slots_stay_tied() {
+        // Two connections interleaved, statement by statement.
+        let a: Vec<Logged> = (1..=40).flat_map(|i| sysbench_like(i * 11, 1)).collect();
+        let b: Vec<Logged> = (1..=40)
+            .flat_map(|i| sysbench_like(i * 13 + 5, 2))
+            .collect();
+        let mut statements = Vec::new();
+        for (x, y) in a.into_iter().zip(b) {
+            statements.push(x);
+            statements.push(y);
+        }
+        statements.push(logged(3, "SELECT 1"));
+        let mix = build(&statements, Keep::All);
+        assert_eq!(mix.classes.len(), 2, "{:#?}", mix.classes);
+        let tx = &mix.classes[0];
+        assert_eq!(tx.count, 80);
+        assert!(tx.shape.explicit);
+        assert_eq!(tx.shape.templates.len(), 4);
+        assert_eq!(tx.slots[0], SlotSource::Range { min: 11, max: 525 });
+        assert_eq!(tx.slots[1], SlotSource::Tied { slot: 0, offset: 0 });
+        assert_eq!(
+            tx.slots[2],
+            SlotSource::Tied {
+                slot: 0,
+                offset: 99
+            }
+        );
+        assert!(matches!(tx.slots[3], SlotSource::Range { .. }));
+        assert_eq!(tx.slots[4], SlotSource::Tied { slot: 3, offset: 0 });
+        assert!(matches!(&tx.slots[5], SlotSource::Choice(v) if v.len() == 7));
+        assert_eq!(mix.classes[1].count, 1);
+        assert!(!mix.classes[1].shape.explicit);
+        assert_eq!(mix.unfinished, 0);
+        assert_eq!(mix.coverage, 1.0);
+    }
+
+    #[test]
+    fn top_and_coverage_keep_the_most_executed_fingerprints() {
+        let mut statements: Vec<Logged> =
+            (0..90).map(|i| logged(1, &format!("SELECT {i}"))).collect();
+        statements.extend((0..10).map(|i| logged(1, &format!("DELETE FROM t WHERE a = {i}"))));
+        let top = build(&statements, Keep::Top(1));
+        assert_eq!(top.classes.len(), 1);
+        assert!((top.coverage - 0.9).abs() < 1e-12);
+        assert_eq!(top.skipped["outside --top/--coverage"], 10);
+        let all = build(&statements, Keep::Coverage(0.95));
+        assert_eq!(all.classes.len(), 2);
+    }
+
+    #[test]
+    fn anonymized_strings_keep_their_length_and_character_kinds() {
+        let scrambled = scramble("Ab-12 x", 7);
+        assert_eq!(scrambled.len(), 7);
+        let kinds = |s: &str| -> Vec<u8> {
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_digit() {
+                        0
+                    } else if c.is_ascii_lowercase() {
+                        1
+                    } else if c.is_ascii_uppercase() {
+                        2
+                    } else {
+                        3
+                    }
+                })
+                .collect()
+        };
+        assert_eq!(kinds(&scrambled), kinds("Ab-12 x"));
+        assert_ne!(scrambled, "Ab-12 x");
+        assert_eq!(scramble("Ab-12 x", 7), scrambled);
+    }
+}

@@ -1,0 +1,229 @@
+//! A logged statement split into its template and its literals: `SELECT c FROM t WHERE
+//! id = 42 AND name = 'x'` becomes `SELECT c FROM t WHERE id = {} AND name = {}` with
+//! the literals 42 and "x". Statements with the same template are one class of the
+//! replayed mix; the literals seen in each slot become that slot's parameter.
+//!
+//! A literal is a quoted string or a number that is not part of a name (`sbtest1` and
+//! `t2.c3` stay as they are). Comments go. What is left of the text must be safe to
+//! replay as written: a template with a brace is refused, since braces mark parameters in
+//! a workload file.
+
+/// A literal value seen in a statement.
+#[derive(Debug, Clone, PartialEq, PartialOrd)]
+pub(crate) enum Literal {
+    /// A whole number.
+    Int(i64),
+    /// A number with a fraction or an exponent, kept as written.
+    Decimal(String),
+    /// A quoted string, unescaped.
+    Text(String),
+}
+
+/// The slot marker inside a template.
+pub(crate) const SLOT: &str = "{}";
+
+/// The statements whose literals may become parameters of a prepared statement; in any
+/// other (`SHOW … LIKE 'x'`, DDL) a `?` is a syntax error, so their text is replayed as
+/// written.
+const PARAMETERIZABLE: &[&str] = &[
+    "select", "insert", "update", "delete", "replace", "with", "call", "(",
+];
+
+/// Splits `sql` into its template (slots written `{}`) and its literals, or says why it
+/// cannot be replayed.
+pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
+    let first = sql
+        .trim_start()
+        .split(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if !PARAMETERIZABLE.iter().any(|p| first.starts_with(p)) {
+        if sql.contains(['{', '}']) {
+            return Err("a brace in a statement replayed as written".to_string());
+        }
+        return Ok((sql.trim().to_string(), Vec::new()));
+    }
+    let chars: Vec<char> = sql.chars().collect();
+    let mut template = String::with_capacity(sql.len());
+    let mut literals = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        match c {
+            '\'' | '"' => {
+                let (text, end) = quoted(&chars, i)?;
+                template.push_str(SLOT);
+                literals.push(Literal::Text(text));
+                i = end;
+            }
+            '`' => {
+                let end = chars[i + 1..]
+                    .iter()
+                    .position(|&c| c == '`')
+                    .map(|p| i + p + 2)
+                    .ok_or("an unclosed `quoted name`")?;
+                template.extend(&chars[i..end]);
+                i = end;
+            }
+            '/' if next == Some('*') && chars.get(i + 2) != Some(&'!') => {
+                let end = (i + 2..chars.len().saturating_sub(1))
+                    .find(|&j| chars[j] == '*' && chars[j + 1] == '/')
+                    .ok_or("an unclosed /* comment */")?;
+                i = end + 2;
+            }
+            '#' => i = line_end(&chars, i),
+            '-' if next == Some('-') && chars.get(i + 2).is_none_or(|c| c.is_whitespace()) => {
+                i = line_end(&chars, i)
+            }
+            c if c.is_ascii_digit() && !part_of_name(&chars, i) => {
+                let end = number_end(&chars, i);
+                let text: String = chars[i..end].iter().collect();
+                if text.starts_with("0x") || text.starts_with("0b") {
+                    template.push_str(&text);
+                } else {
+                    template.push_str(SLOT);
+                    literals.push(match text.parse::<i64>() {
+                        Ok(n) => Literal::Int(n),
+                        Err(_) => Literal::Decimal(text),
+                    });
+                }
+                i = end;
+            }
+            '{' | '}' => return Err("a brace outside a string".to_string()),
+            c => {
+                template.push(c);
+                i += 1;
+            }
+        }
+    }
+    Ok((template.trim().to_string(), literals))
+}
+
+/// A quoted string starting at `start`: its unescaped text and the index after it.
+/// `''` inside single quotes and a backslash escape are read as MySQL reads them.
+fn quoted(chars: &[char], start: usize) -> Result<(String, usize), String> {
+    let quote = chars[start];
+    let mut text = String::new();
+    let mut i = start + 1;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' if i + 1 < chars.len() => {
+                text.push(match chars[i + 1] {
+                    'n' => '\n',
+                    't' => '\t',
+                    'r' => '\r',
+                    '0' => '\0',
+                    other => other,
+                });
+                i += 2;
+            }
+            c if c == quote && chars.get(i + 1) == Some(&quote) => {
+                text.push(quote);
+                i += 2;
+            }
+            c if c == quote => return Ok((text, i + 1)),
+            c => {
+                text.push(c);
+                i += 1;
+            }
+        }
+    }
+    Err("an unclosed quoted string".to_string())
+}
+
+fn line_end(chars: &[char], from: usize) -> usize {
+    chars[from..]
+        .iter()
+        .position(|&c| c == '\n')
+        .map_or(chars.len(), |p| from + p)
+}
+
+/// Whether the digit at `i` continues a name (`sbtest1`, `t2`, `$3`).
+fn part_of_name(chars: &[char], i: usize) -> bool {
+    i > 0 && {
+        let before = chars[i - 1];
+        before.is_alphanumeric() || before == '_' || before == '$'
+    }
+}
+
+/// The end of the number starting at `i`: digits, one fraction, an exponent, or a hex
+/// or binary literal.
+fn number_end(chars: &[char], i: usize) -> usize {
+    let mut j = i;
+    if chars[i] == '0' && matches!(chars.get(i + 1), Some('x' | 'b')) {
+        j += 2;
+        while j < chars.len() && chars[j].is_ascii_hexdigit() {
+            j += 1;
+        }
+        return j;
+    }
+    while j < chars.len() && chars[j].is_ascii_digit() {
+        j += 1;
+    }
+    if chars.get(j) == Some(&'.') && chars.get(j + 1).is_some_and(char::is_ascii_digit) {
+        j += 1;
+        while j < chars.len() && chars[j].is_ascii_digit() {
+            j += 1;
+        }
+    }
+    if matches!(chars.get(j), Some('e' | 'E')) {
+        let mut k = j + 1;
+        if matches!(chars.get(k), Some('+' | '-')) {
+            k += 1;
+        }
+        if chars.get(k).is_some_and(char::is_ascii_digit) {
+            j = k;
+            while j < chars.len() && chars[j].is_ascii_digit() {
+                j += 1;
+            }
+        }
+    }
+    j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_leave_names_and_keywords_alone() {
+        let (template, literals) =
+            split("SELECT c FROM sbtest12 WHERE id BETWEEN 5 AND 104 AND pad = 'a''b\\'c'")
+                .unwrap();
+        assert_eq!(
+            template,
+            "SELECT c FROM sbtest12 WHERE id BETWEEN {} AND {} AND pad = {}"
+        );
+        assert_eq!(
+            literals,
+            [
+                Literal::Int(5),
+                Literal::Int(104),
+                Literal::Text("a'b'c".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn decimals_comments_and_hex_are_read_as_mysql_reads_them() {
+        let (template, literals) =
+            split("UPDATE t /* why */ SET x = 1.5e3, y = 0xFF -- done\n WHERE `a1` = 2").unwrap();
+        assert_eq!(
+            template,
+            "UPDATE t  SET x = {}, y = 0xFF \n WHERE `a1` = {}"
+        );
+        assert_eq!(
+            literals,
+            [Literal::Decimal("1.5e3".into()), Literal::Int(2)]
+        );
+        assert!(split("SELECT '{unclosed").is_err());
+        assert_eq!(
+            split("SHOW GLOBAL STATUS LIKE 'Com\\_%'").unwrap(),
+            ("SHOW GLOBAL STATUS LIKE 'Com\\_%'".to_string(), vec![])
+        );
+        assert!(split("SELECT {fn NOW()}").is_err());
+        assert_eq!(split("SELECT '{}'").unwrap().0, "SELECT {}");
+    }
+}

@@ -1,0 +1,67 @@
+//! `abtest capture LOG` or `abtest capture --digest PROFILE`: a workload file from what a
+//! server saw.
+
+use anyhow::Context;
+
+use crate::capture::{self, CaptureOptions, Keep};
+use crate::cli::CaptureArgs;
+use crate::db::ConnectSpec;
+use crate::exit::{self, UsageError};
+use crate::plan::TargetSpec;
+use crate::profile::Side;
+
+/// Captures, then writes the file (or prints it).
+pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
+    let options = CaptureOptions {
+        keep: match (args.top, args.coverage) {
+            (Some(n), _) => Keep::Top(n as usize),
+            (None, Some(share)) => Keep::Coverage(share),
+            (None, None) => Keep::All,
+        },
+        anonymize: args.anonymize,
+        seed: args.seed,
+    };
+    let text = match (&args.log, &args.digest) {
+        (Some(log), _) => capture::from_log(log, options)?,
+        (None, Some(profile)) => from_digest(profile, options)?,
+        (None, None) => return Err(UsageError::err("give a LOG file or --digest PROFILE")),
+    };
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            eprintln!("abtest: wrote {}", path.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(exit::SUCCESS)
+}
+
+/// Reads the digest table of the external server in `profile`.
+fn from_digest(profile: &std::path::Path, options: CaptureOptions) -> anyhow::Result<String> {
+    let mut warnings = Vec::new();
+    let side = crate::plan::resolve_side(profile, Side::Baseline, &mut warnings)?;
+    let TargetSpec::External {
+        endpoint,
+        user,
+        password,
+        database,
+    } = &side.target
+    else {
+        return Err(UsageError::err(format!(
+            "{}: --digest reads a running server's performance_schema; give a profile with [connection]",
+            profile.display()
+        )));
+    };
+    let connect = ConnectSpec::new(endpoint.clone(), user, password.clone(), None, &side.client);
+    let mut conn = connect
+        .connect()
+        .with_context(|| format!("cannot connect to {user}@{endpoint}"))?;
+    let mut mix = capture::digest::read(&mut conn, Some(database.as_str()), options.keep)?;
+    let source = capture::emit::Source {
+        name: format!("{user}@{endpoint}, schema {database}"),
+        kind: "performance_schema statement digests".to_string(),
+        anonymized: options.anonymize,
+    };
+    capture::finish(&mut mix, options, source)
+}

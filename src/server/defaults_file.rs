@@ -1,0 +1,201 @@
+//! A managed server started from the user's own my.cnf (`[server] defaults_file`), so
+//! "does this my.cnf change cost us?" is two profiles and one command.
+//!
+//! The file is read the way mariadbd reads it (`my_print_defaults` with mariadbd's
+//! groups, includes followed), and its options go on the command line before the
+//! profile's and abtest's own, so later ones win. Three kinds of option are not taken as
+//! they are, because a throwaway server on a shared host must stay private and must not
+//! write where the real server keeps its files:
+//! - abtest's own (datadir, socket, port, bind address, TLS files, user, …) are replaced;
+//! - options that name where the server writes (binary and relay logs, the general and
+//!   slow logs, InnoDB's and Aria's directories) are redirected into the server's
+//!   private directory, keeping the setting on;
+//! - everything else is kept.
+//!
+//! The report lists each option with what happened to it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Options that name a place the server writes to: redirected into its private
+/// directory. `true` for a directory, `false` for a file name.
+pub(crate) const WRITE_PATHS: &[(&str, bool)] = &[
+    ("log_bin", false),
+    ("log_bin_index", false),
+    ("relay_log", false),
+    ("relay_log_index", false),
+    ("general_log_file", false),
+    ("slow_query_log_file", false),
+    ("log_slow_query_file", false),
+    ("innodb_data_home_dir", true),
+    ("innodb_log_group_home_dir", true),
+    ("innodb_undo_directory", true),
+    ("innodb_tmpdir", true),
+    ("aria_log_dir_path", true),
+];
+
+/// Options a datadir must be installed with to match the server that will run on it.
+pub(crate) const BOOTSTRAP: &[&str] = &[
+    "innodb_page_size",
+    "innodb_data_file_path",
+    "innodb_log_file_size",
+    "lower_case_table_names",
+    "character_set_server",
+    "collation_server",
+];
+
+/// What abtest did with an option of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Treatment {
+    /// Passed to the server as written.
+    Kept,
+    /// Dropped: abtest sets it itself.
+    Replaced,
+    /// Pointed into the server's private directory.
+    Redirected,
+    /// Passed, then overridden by the profile's `[server.options]`.
+    OverriddenByProfile,
+}
+
+impl Treatment {
+    /// Words for the report.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Treatment::Kept => "kept",
+            Treatment::Replaced => "replaced by abtest's own",
+            Treatment::Redirected => "redirected into the private directory",
+            Treatment::OverriddenByProfile => "overridden by the profile",
+        }
+    }
+}
+
+/// One option of the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct FileOption {
+    /// The name as written (`skip-name-resolve`, `innodb_buffer_pool_size`).
+    pub(crate) name: String,
+    /// The value, or none for a bare option.
+    pub(crate) value: Option<String>,
+    /// The option's root name, as mariadbd resolves it (`name_resolve`).
+    pub(crate) root: String,
+    /// What abtest did with it.
+    pub(crate) treatment: Treatment,
+}
+
+/// The user's my.cnf, read and classified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct DefaultsFile {
+    /// The file.
+    pub(crate) path: PathBuf,
+    /// Its options for mariadbd, in file order.
+    pub(crate) options: Vec<FileOption>,
+}
+
+impl DefaultsFile {
+    /// The command-line arguments of the file's options, for a server in `dir` (its
+    /// private directory): kept ones as written, redirected ones inside `dir`.
+    pub(crate) fn server_args(&self, dir: &Path) -> Vec<String> {
+        self.options
+            .iter()
+            .filter_map(|option| match option.treatment {
+                Treatment::Kept | Treatment::OverriddenByProfile => Some(render(option, None)),
+                Treatment::Redirected => Some(render(option, Some(redirect(option, dir)))),
+                Treatment::Replaced => None,
+            })
+            .collect()
+    }
+
+    /// The arguments a datadir is installed with (see [`BOOTSTRAP`]).
+    pub(crate) fn bootstrap_args(&self) -> Vec<String> {
+        self.options
+            .iter()
+            .filter(|o| o.treatment == Treatment::Kept && BOOTSTRAP.contains(&o.root.as_str()))
+            .map(|o| render(o, None))
+            .collect()
+    }
+}
+
+fn render(option: &FileOption, value: Option<String>) -> String {
+    match value.or_else(|| option.value.clone()) {
+        Some(value) => format!("--{}={value}", option.name),
+        None => format!("--{}", option.name),
+    }
+}
+
+/// Where a redirected option points: the data directory for a directory, a file of the
+/// same base name inside it for a file.
+fn redirect(option: &FileOption, dir: &Path) -> String {
+    let data = dir.join("data");
+    let is_dir = WRITE_PATHS
+        .iter()
+        .any(|(name, is_dir)| *name == option.root && *is_dir);
+    if is_dir {
+        return data.display().to_string();
+    }
+    let base = option
+        .value
+        .as_deref()
+        .and_then(|v| Path::new(v).file_name())
+        .map_or_else(|| option.root.clone(), |n| n.to_string_lossy().into_owned());
+    data.join(base).display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn option(name: &str, value: Option<&str>, root: &str, treatment: Treatment) -> FileOption {
+        FileOption {
+            name: name.into(),
+            value: value.map(String::from),
+            root: root.into(),
+            treatment,
+        }
+    }
+
+    #[test]
+    fn kept_options_pass_and_writes_stay_inside_the_private_directory() {
+        let file = DefaultsFile {
+            path: "/etc/my.cnf".into(),
+            options: vec![
+                option("skip-name-resolve", None, "name_resolve", Treatment::Kept),
+                option(
+                    "datadir",
+                    Some("/var/lib/mysql"),
+                    "datadir",
+                    Treatment::Replaced,
+                ),
+                option(
+                    "log_bin",
+                    Some("/var/log/mysql/bin"),
+                    "log_bin",
+                    Treatment::Redirected,
+                ),
+                option(
+                    "innodb_log_group_home_dir",
+                    Some("/srv"),
+                    "innodb_log_group_home_dir",
+                    Treatment::Redirected,
+                ),
+                option(
+                    "innodb_page_size",
+                    Some("32k"),
+                    "innodb_page_size",
+                    Treatment::Kept,
+                ),
+            ],
+        };
+        assert_eq!(
+            file.server_args(Path::new("/tmp/abtest-x")),
+            [
+                "--skip-name-resolve",
+                "--log_bin=/tmp/abtest-x/data/bin",
+                "--innodb_log_group_home_dir=/tmp/abtest-x/data",
+                "--innodb_page_size=32k",
+            ]
+        );
+        assert_eq!(file.bootstrap_args(), ["--innodb_page_size=32k"]);
+    }
+}

@@ -1,0 +1,206 @@
+//! `abtest capture`: a slow log of a real sysbench run becomes a workload file whose
+//! replay issues sysbench's statements per transaction (the server's Com_* counters are
+//! the meter, as in the parity tests); fingerprints agree with pt-query-digest's on a
+//! log kept in the repository; bad logs are refused with the file and the line.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use mysql::prelude::Queryable;
+
+use crate::parity::{Bench, COUNTERS, EVENTS, per_event, reported_count};
+use crate::support::{Sandbox, repo, text};
+
+/// The fixture: a MariaDB 10.11 slow log (long_query_time = 0) of sysbench
+/// oltp_read_write, with a few hand-written statements appended.
+const FIXTURE: &str = "tests/fixtures/capture/mariadb-slow.log";
+
+/// The fingerprints listed in a captured file's header, with their executions.
+fn header_fingerprints(captured: &str) -> BTreeMap<String, u64> {
+    captured
+        .lines()
+        .skip_while(|l| !l.starts_with("# fingerprints"))
+        .skip(1)
+        .map_while(|l| l.strip_prefix("#   "))
+        .map(|l| {
+            let (count, fingerprint) = l.trim_start().split_once("  ").unwrap();
+            (fingerprint.to_string(), count.parse().unwrap())
+        })
+        .collect()
+}
+
+fn capture(sandbox: &Sandbox, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = sandbox.run(&[&["capture"], args].concat());
+    let (stdout, stderr) = text(&output);
+    (output.status.code(), stdout, stderr)
+}
+
+#[test]
+fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
+    let bench = Bench::start();
+    bench.sysbench("oltp_read_write", "prepare", &[]);
+    let log = bench.sandbox.path("slow.log");
+    let mut admin = bench.server.admin().unwrap();
+    admin
+        .query_drop(format!(
+            "SET GLOBAL slow_query_log_file = '{}', long_query_time = 0, slow_query_log = 1",
+            log.display()
+        ))
+        .unwrap();
+    let before = bench.counters();
+    let stdout = bench.sysbench("oltp_read_write", "run", &["--events=300"]);
+    let sysbench = per_event(
+        &before,
+        &bench.counters(),
+        reported_count(&stdout, "total number of events:"),
+    );
+    admin.query_drop("SET GLOBAL slow_query_log = 0").unwrap();
+    let captured = bench.sandbox.path("captured.toml");
+    let (code, _, stderr) = capture(
+        &bench.sandbox,
+        &[log.to_str().unwrap(), "-o", captured.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let file = std::fs::read_to_string(&captured).unwrap();
+    assert!(
+        file.contains("writes = true") && file.contains("sbtest = true"),
+        "{file}"
+    );
+    assert!(
+        file.lines()
+            .any(|l| l.contains("BETWEEN {t1_") && l.contains("} + 99")),
+        "ranges keep their width: {file}"
+    );
+
+    let json = bench.sandbox.path("replay.json");
+    let before = bench.counters();
+    let output = bench.sandbox.run(&[
+        "--baseline",
+        &bench.profile,
+        "--variant",
+        &bench.profile,
+        "--workload-file",
+        captured.to_str().unwrap(),
+        "--tables",
+        "1",
+        "--table-size",
+        "2000",
+        "--prepare",
+        "never",
+        "--allow-writes",
+        "--threads",
+        "2",
+        "--rounds",
+        "2",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "0s",
+        "--rewarm",
+        "0s",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}{err}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let events: f64 = results["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["transactions"].as_f64().unwrap())
+        .sum();
+    let replay = per_event(&before, &bench.counters(), events);
+    for name in COUNTERS {
+        let (s, r) = (sysbench[name], replay[name]);
+        assert!(
+            (s - r).abs() <= 0.05 * s.max(r) + 0.01,
+            "{name} per transaction: sysbench {s:.3}, replay {r:.3}\n{sysbench:?}\n{replay:?}"
+        );
+    }
+    assert!(replay[EVENTS] > 0.0);
+}
+
+#[test]
+fn fingerprints_agree_with_pt_query_digest() {
+    if Command::new("pt-query-digest")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        let installed = Command::new("sh")
+            .args([
+                "-c",
+                "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq percona-toolkit",
+            ])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !installed {
+            eprintln!("skipped: percona-toolkit (pt-query-digest) could not be installed");
+            return;
+        }
+    }
+    let fixture = repo().join(FIXTURE);
+    let sandbox = Sandbox::new();
+    let (code, captured, stderr) = capture(&sandbox, &[fixture.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let ours = header_fingerprints(&captured);
+    let output = Command::new("pt-query-digest")
+        .args(["--output", "json", "--limit", "100%:1000"])
+        .arg(&fixture)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let digest: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let theirs: BTreeMap<String, u64> = digest["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["fingerprint"].as_str().unwrap().to_string(),
+                c["metrics"]["Query_time"]["cnt"].as_str().map_or_else(
+                    || c["query_count"].as_u64().unwrap(),
+                    |n| n.parse().unwrap(),
+                ),
+            )
+        })
+        .filter(|(fingerprint, _)| {
+            // Transaction control is how abtest groups statements, session settings are
+            // the session's, and protocol commands are not SQL: none is a class of the mix.
+            !matches!(
+                fingerprint.as_str(),
+                "begin" | "commit" | "rollback" | "use ?"
+            ) && !fingerprint.starts_with("set ")
+                && !fingerprint.starts_with("administrator command")
+        })
+        .collect();
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn a_log_abtest_cannot_read_is_refused_with_its_file_and_line() {
+    let sandbox = Sandbox::new();
+    let cut = sandbox.write(
+        "cut.log",
+        "# Time: 251130 14:30:07\n# User@Host: a[a] @ localhost []\n# Thread_id: 3  Schema: x\n",
+    );
+    let binary = sandbox.path("binary.log");
+    std::fs::write(&binary, [0xfe, 0x62, 0x69, 0x6e, 0x00, 0x01]).unwrap();
+    let unknown = sandbox.write("notes.txt", "hello\nthis is not a log\n");
+    let cases = [
+        (cut, "cut.log:3: the log ends inside an entry's header"),
+        (binary, "binary.log:1: not a text log"),
+        (unknown, "notes.txt: unknown log format"),
+    ];
+    for (path, message) in cases {
+        let (code, _, stderr) = capture(&sandbox, &[path.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+    }
+}
