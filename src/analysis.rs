@@ -32,6 +32,9 @@ pub(crate) struct AnalysisOptions {
     pub(crate) max_error_rate: Option<f64>,
     /// Latency percentiles compared besides the mean.
     pub(crate) percentiles: Vec<f64>,
+    /// Whether answers that differ (`--check-results`) still allow a GO.
+    #[serde(default)]
+    pub(crate) allow_result_diff: bool,
 }
 
 impl Default for AnalysisOptions {
@@ -44,6 +47,7 @@ impl Default for AnalysisOptions {
             max_latency_inflation_all: None,
             max_error_rate: None,
             percentiles: vec![95.0, 99.0],
+            allow_result_diff: false,
         }
     }
 }

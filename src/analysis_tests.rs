@@ -18,6 +18,7 @@ fn options(max_tps_loss: Option<f64>) -> AnalysisOptions {
         max_latency_inflation_all: None,
         max_error_rate: None,
         percentiles: vec![95.0],
+        allow_result_diff: false,
     }
 }
 

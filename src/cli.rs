@@ -71,6 +71,47 @@ pub(crate) enum Command {
     ImportSysbenchLog(ImportLogArgs),
     /// Drop the tables abtest created on an external server (never any other table).
     Cleanup(CleanupArgs),
+    /// Turn a slow log, a general log or a server's digest table into a --workload-file.
+    Capture(CaptureArgs),
+}
+
+/// `abtest capture slow.log -o captured.toml`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct CaptureArgs {
+    /// A slow log (written with long_query_time = 0) or a general log; the format is
+    /// recognised from the content.
+    #[arg(
+        value_name = "LOG",
+        required_unless_present = "digest",
+        conflicts_with = "digest"
+    )]
+    pub(crate) log: Option<PathBuf>,
+
+    /// Read performance_schema's statement digest table of the server in this profile
+    /// ([connection]) instead of a log.
+    #[arg(long, value_name = "PROFILE")]
+    pub(crate) digest: Option<PathBuf>,
+
+    /// Keep only the N most executed fingerprints.
+    #[arg(long, value_name = "N", conflicts_with = "coverage", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) top: Option<u32>,
+
+    /// Keep the most executed fingerprints until they make up this share of executions.
+    #[arg(long, value_name = "PCT", value_parser = coverage)]
+    pub(crate) coverage: Option<f64>,
+
+    /// Replace captured string literals with made-up ones of the same length and
+    /// character kinds (for logs with personal data).
+    #[arg(long)]
+    pub(crate) anonymize: bool,
+
+    /// Seed of the made-up strings of --anonymize.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+
+    /// Where to write the workload file (default: stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
 }
 
 /// `abtest cleanup --profile X.toml`.
@@ -254,6 +295,11 @@ pub(crate) struct ClientArgs {
     #[arg(long, value_enum, default_value_t = Connections::Persistent, help_heading = "Client")]
     pub(crate) connections: Connections,
 
+    /// Before the rounds, run N sampled read statements on both sides with the same
+    /// parameters and compare the answers (rows, checksum, warnings, errors).
+    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Client")]
+    pub(crate) check_results: u32,
+
     /// Pin the client threads and the managed servers to CPUs:
     /// client=LIST,baseline=LIST,variant=LIST (any of them; LIST as taskset -c: 0,2-3).
     #[arg(long, value_name = "PLACEMENT", value_parser = Placement::parse, help_heading = "Client")]
@@ -289,6 +335,11 @@ pub(crate) struct AnalysisArgs {
     /// Latency percentiles to compare, besides the mean [default: 95,99, or the saved run's].
     #[arg(long, value_delimiter = ',', help_heading = "Analysis")]
     pub(crate) percentiles: Option<Vec<f64>>,
+
+    /// Let a run whose sides answered differently (--check-results) still be judged on
+    /// speed; without it, different answers are NO-GO.
+    #[arg(long, help_heading = "Analysis")]
+    pub(crate) allow_result_diff: bool,
 }
 
 /// `abtest analyze FILE`.
@@ -379,6 +430,11 @@ pub(crate) struct WorkloadArgs {
     /// Run a write workload against an external database that also holds other tables.
     #[arg(long, help_heading = "Workload")]
     pub(crate) allow_foreign_tables: bool,
+
+    /// Let a captured workload that writes (`writes = true`) replay against an external
+    /// server: its writes change that server's data.
+    #[arg(long, help_heading = "Workload")]
+    pub(crate) allow_writes: bool,
 
     /// Create, reuse or keep the sbtest tables: auto reuses matching tables.
     #[arg(long, value_enum, default_value_t = PrepareMode::Auto, help_heading = "Workload")]
@@ -614,6 +670,18 @@ fn power(text: &str) -> Result<f64, String> {
         1.0,
         "80%",
     )
+}
+
+/// `--coverage`: a share of executions above 0 and up to 100 %.
+fn coverage(text: &str) -> Result<f64, String> {
+    let value = percent::parse_percent(text)?;
+    if value > 0.0 && value <= 1.0 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "--coverage {text} must be a share of executions above 0 and up to 100 %, such as 95%"
+        ))
+    }
 }
 
 /// `--cv`: a percentage above 0.

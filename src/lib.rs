@@ -7,6 +7,8 @@
 //! [`stats`] turns per-round samples into comparisons; [`report`] renders them.
 
 mod analysis;
+mod answers;
+mod capture;
 mod cli;
 mod commands;
 pub mod cpu;
@@ -64,6 +66,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::FromSysbench(args)) => commands::from_sysbench::execute(args),
         Some(Command::ImportSysbenchLog(args)) => commands::import_log::execute(args),
         Some(Command::Cleanup(args)) => commands::cleanup::execute(args),
+        Some(Command::Capture(args)) => commands::capture::execute(args),
     };
     match outcome {
         Ok(code) => code,

@@ -74,6 +74,8 @@ pub(crate) struct Profile {
 pub(crate) struct ServerSection {
     /// The server binary; found on PATH or in /usr/sbin when absent.
     pub(crate) binary: Option<PathBuf>,
+    /// The user's my.cnf to start from; `[server.options]` and abtest's own settings win.
+    pub(crate) defaults_file: Option<PathBuf>,
     /// `[mysqld]` options passed as `--key=value`.
     #[serde(default)]
     pub(crate) options: BTreeMap<String, toml::Value>,

@@ -254,6 +254,20 @@ mod tests {
     }
 
     #[test]
+    fn kept_connections_shorten_every_round_but_each_sides_first() {
+        let mut plan = schedule(RoundOrder::Abba, 4);
+        plan.warmup = Duration::from_secs(5);
+        plan.rewarm = Some(Duration::from_secs(1));
+        // 2 first rounds of 5 + 1 s, 6 later ones of 1 + 1 s.
+        assert_eq!(plan.estimated_time(), Duration::from_secs(2 * 6 + 6 * 2));
+        assert_eq!(plan.warmup_of(true), Duration::from_secs(1));
+        assert_eq!(plan.warmup_of(false), Duration::from_secs(5));
+        plan.rewarm = None;
+        assert_eq!(plan.estimated_time(), Duration::from_secs(8 * 6));
+        assert_eq!(plan.warmup_of(true), Duration::from_secs(5));
+    }
+
+    #[test]
     fn levels_run_in_blocks_with_positions() {
         let mut plan = schedule(RoundOrder::Abba, 2);
         plan.levels = vec![2, 8];

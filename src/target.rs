@@ -65,9 +65,13 @@ impl Target {
 }
 
 /// Opens both sides. Managed servers install in parallel, are spawned from the calling
-/// thread (which must outlive them) and start up concurrently; if anything fails, what
-/// was started is stopped again.
-pub(crate) fn open_both(sides: &[SidePlan; 2], max_threads: u32) -> anyhow::Result<[Target; 2]> {
+/// thread (which must outlive them), `first`'s server first, and start up concurrently;
+/// if anything fails, what was started is stopped again.
+pub(crate) fn open_both(
+    sides: &[SidePlan; 2],
+    max_threads: u32,
+    first: Side,
+) -> anyhow::Result<[Target; 2]> {
     let launches: Vec<Option<ServerLaunch<'_>>> =
         sides.iter().map(|s| launch_of(s, max_threads)).collect();
     let mut installed: Vec<Option<ManagedServer>> = std::thread::scope(|scope| {
@@ -85,13 +89,16 @@ pub(crate) fn open_both(sides: &[SidePlan; 2], max_threads: u32) -> anyhow::Resu
             })
             .collect::<anyhow::Result<Vec<_>>>()
     })?;
-    for (server, launch) in installed.iter_mut().zip(&launches) {
-        if let (Some(server), Some(launch)) = (server.as_mut(), launch) {
+    let order = [first as usize, 1 - first as usize];
+    for index in order {
+        if let (Some(server), Some(launch)) = (installed[index].as_mut(), &launches[index]) {
             server.spawn(launch)?;
         }
     }
-    for server in installed.iter_mut().flatten() {
-        server.wait_ready()?;
+    for index in order {
+        if let Some(server) = installed[index].as_mut() {
+            server.wait_ready()?;
+        }
     }
     let mut targets = Vec::with_capacity(2);
     for (plan, server) in sides.iter().zip(installed) {
@@ -122,8 +129,13 @@ pub(crate) fn open_one(plan: &SidePlan, max_threads: u32) -> anyhow::Result<Targ
 
 fn launch_of(plan: &SidePlan, max_threads: u32) -> Option<ServerLaunch<'_>> {
     match &plan.target {
-        TargetSpec::Managed { binary, options } => Some(ServerLaunch {
+        TargetSpec::Managed {
+            binary,
+            options,
+            defaults_file,
+        } => Some(ServerLaunch {
             cpus: plan.cpus.as_ref(),
+            defaults_file: defaults_file.as_ref(),
             ..ServerLaunch::new(
                 plan.side,
                 binary,

@@ -93,6 +93,7 @@ pub(crate) fn analysis_options(
             .map(|f| f * 100.0)
             .or(base.max_error_rate),
         percentiles,
+        allow_result_diff: args.allow_result_diff || base.allow_result_diff,
         ..base.clone()
     };
     if !args.max_latency_inflation.is_empty() {
@@ -127,6 +128,7 @@ pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions>
         report_interval: args.report_interval,
         client_sched: args.client_sched,
         freeze_idle: args.freeze_idle,
+        check_results: args.check_results,
         connections: args.connections,
         cpus: None,
     })
@@ -312,6 +314,7 @@ mod tests {
             max_latency_inflation: vec!["10%".into(), "p99=15%".into(), "mean=5".into()],
             max_error_rate: None,
             percentiles: Some(vec![95.0, 99.0, 99.9]),
+            allow_result_diff: false,
         };
         let opts = analysis_options(&args, &AnalysisOptions::default()).unwrap();
         assert_eq!(opts.max_latency_inflation_all, Some(0.10));

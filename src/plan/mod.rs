@@ -18,6 +18,7 @@ use crate::profile::{Hooks, Side};
 use crate::schedule::{Connections, Schedule};
 use crate::secret::Secret;
 use crate::server::OnServerLoss;
+use crate::server::defaults_file::DefaultsFile;
 use crate::stats::sequential::{Design, Until};
 use crate::thread_policy::ClientSched;
 use crate::workload::WorkloadSpec;
@@ -122,6 +123,9 @@ pub(crate) struct ClientOptions {
     /// The CPUs the client threads run on (`--cpus client=`), or any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cpus: Option<CpuList>,
+    /// Sampled read statements whose answers are compared before the rounds (0: none).
+    #[serde(default)]
+    pub(crate) check_results: u32,
 }
 
 fn connections_per_round() -> Connections {
@@ -166,6 +170,9 @@ pub(crate) enum TargetSpec {
         binary: PathBuf,
         /// `--key=value` options from the profile.
         options: BTreeMap<String, String>,
+        /// The user's my.cnf it starts from (`[server] defaults_file`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        defaults_file: Option<DefaultsFile>,
     },
     /// A server someone else runs.
     External {
@@ -202,6 +209,29 @@ fn connections_per_round_with_round_hooks(
              (as with --connections per-round), so each session sees what the hooks set"
                 .to_string(),
         );
+    }
+}
+
+/// A captured workload that writes changes an external server's data: that needs
+/// `--allow-writes`. Managed servers are thrown away, so they need nothing.
+fn check_captured_writes(
+    workload: &WorkloadSpec,
+    sides: &[SidePlan; 2],
+    allowed: bool,
+) -> anyhow::Result<()> {
+    let writes = workload.custom.as_ref().is_some_and(|c| c.writes);
+    let external = sides
+        .iter()
+        .find(|s| matches!(s.target, TargetSpec::External { .. }));
+    match external {
+        Some(side) if writes && !allowed => Err(UsageError::err(format!(
+            "the workload file is marked `writes = true` (a captured mix with INSERT/UPDATE/DELETE) \
+             and the {} side ({}) is an external server: its data would change. Replay on managed \
+             servers, on a copy, or add --allow-writes",
+            side.side,
+            side.profile.display()
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -258,6 +288,7 @@ impl Plan {
             schedule.rewarm = None;
         }
         let sequential = args::budget(&cli.schedule, &mut schedule, &analysis)?;
+        check_captured_writes(&workload, &sides, cli.workload.allow_writes)?;
         Ok(Plan {
             sides,
             workload,
@@ -392,7 +423,9 @@ fn describe_target(side: &SidePlan) -> String {
     let tls = serde_json::to_value(side.client.tls).unwrap_or_default();
     let tls = tls.as_str().unwrap_or("?");
     match &side.target {
-        TargetSpec::Managed { binary, options } => {
+        TargetSpec::Managed {
+            binary, options, ..
+        } => {
             let options: Vec<String> = options.iter().map(|(k, v)| format!("--{k}={v}")).collect();
             format!(
                 "managed {} {} (client TLS {tls})",

@@ -9,6 +9,7 @@ use super::{SidePlan, TargetSpec};
 use crate::db::{ClientSpec, Endpoint};
 use crate::profile::{self, LoadedProfile, Side, TlsMode};
 use crate::secret::Secret;
+use crate::server::defaults_file::{DefaultsFile, FileOption, Treatment, WRITE_PATHS};
 
 /// Options abtest sets itself on a managed server; a profile may not override them. The
 /// names are as [`option_root`] reduces them (`skip_grant_tables` is `grant_tables`).
@@ -82,7 +83,15 @@ fn resolve_target(
             let binary = resolve_binary(loaded, server.binary.as_deref())?;
             let options = resolve_server_options(loaded, &server.options)?;
             check_options_known(loaded, &binary, &options, warnings)?;
-            Ok(TargetSpec::Managed { binary, options })
+            let defaults_file = match &server.defaults_file {
+                Some(path) => Some(read_defaults_file(loaded, path, &binary, &options)?),
+                None => None,
+            };
+            Ok(TargetSpec::Managed {
+                binary,
+                options,
+                defaults_file,
+            })
         }
         None => resolve_external(loaded, &connection, warnings),
     }
@@ -510,6 +519,79 @@ fn resolve_client(loaded: &LoadedProfile) -> anyhow::Result<ClientSpec> {
         tls_ca,
         session,
     })
+}
+
+/// Reads `[server] defaults_file` as mariadbd would (`my_print_defaults` with its groups,
+/// includes followed) and classifies each option; see `server::defaults_file`.
+fn read_defaults_file(
+    loaded: &LoadedProfile,
+    path: &Path,
+    binary: &Path,
+    profile_options: &BTreeMap<String, String>,
+) -> anyhow::Result<DefaultsFile> {
+    let path = relative_to_profile(&loaded.path, path);
+    let fail = |why: String| loaded.error_at_key("server", "defaults_file", &why);
+    if !path.is_file() {
+        return Err(fail(format!(
+            "defaults_file {} does not exist or is not a file; give the path of your my.cnf",
+            path.display()
+        )));
+    }
+    let reader =
+        crate::server::binary::find_program(&["my_print_defaults", "mariadb-print-defaults"])
+            .ok_or_else(|| {
+                fail("my_print_defaults not found; it comes with mariadb-client-core".into())
+            })?;
+    let version = crate::server::binary::version_series(binary).unwrap_or_default();
+    let mut groups = vec!["mysqld", "server", "mariadb", "mariadbd", "client-server"]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>();
+    if !version.is_empty() {
+        groups.extend(["mysqld", "mariadb", "mariadbd"].map(|g| format!("{g}-{version}")));
+    }
+    let output = std::process::Command::new(&reader)
+        .arg(format!("--defaults-file={}", path.display()))
+        .args(&groups)
+        .env_clear()
+        .envs(crate::server::sandbox::child_environment())
+        .output()
+        .map_err(|e| fail(format!("running {}: {e}", reader.display())))?;
+    if !output.status.success() {
+        return Err(fail(format!(
+            "{} cannot be read: {}",
+            path.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    let profile_roots: Vec<String> = profile_options.keys().map(|k| option_root(k)).collect();
+    let options = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.strip_prefix("--"))
+        .map(|option| {
+            let (name, value) = match option.split_once('=') {
+                Some((name, value)) => (name.to_string(), Some(value.to_string())),
+                None => (option.to_string(), None),
+            };
+            let root = option_root(&name);
+            let treatment = if reserved_option(&name).is_some() || root == "port" {
+                Treatment::Replaced
+            } else if value.is_some() && WRITE_PATHS.iter().any(|(p, _)| *p == root) {
+                Treatment::Redirected
+            } else if profile_roots.contains(&root) {
+                Treatment::OverriddenByProfile
+            } else {
+                Treatment::Kept
+            };
+            FileOption {
+                name,
+                value,
+                root,
+                treatment,
+            }
+        })
+        .collect();
+    Ok(DefaultsFile { path, options })
 }
 
 fn relative_to_profile(profile: &Path, path: &Path) -> PathBuf {

@@ -116,6 +116,44 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
                 verdict_column: None,
             });
         }
+        for (title, rows) in sections::defaults_files(results) {
+            markup.section(&title);
+            markup.table(&Table {
+                id: "defaults-file",
+                header: ["option", "value", "what abtest did"]
+                    .map(String::from)
+                    .to_vec(),
+                rows,
+                numeric: vec![false; 3],
+                verdict_column: None,
+            });
+        }
+        if let Some(check) = &results.result_check {
+            markup.section("Answers");
+            markup.paragraph(&format!("{}.", check.summary()));
+            if !check.differences.is_empty() {
+                markup.table(&Table {
+                    id: "answers",
+                    header: ["statement", "parameters", "baseline", "variant"]
+                        .map(String::from)
+                        .to_vec(),
+                    rows: check
+                        .differences
+                        .iter()
+                        .map(|d| {
+                            vec![
+                                d.statement.clone(),
+                                d.params.join(", "),
+                                d.baseline.clone(),
+                                d.variant.clone(),
+                            ]
+                        })
+                        .collect(),
+                    numeric: vec![false; 4],
+                    verdict_column: None,
+                });
+            }
+        }
         markup.section("Environment");
         markup.list(&sections::environment(results));
         if let Some(noise) = &results.noise {

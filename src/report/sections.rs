@@ -98,6 +98,35 @@ pub(crate) fn differences(results: &ResultsFile) -> Vec<[String; 3]> {
         .collect()
 }
 
+/// Each side's my.cnf (`[server] defaults_file`): a title and one row per option with
+/// what abtest did with it.
+pub(crate) fn defaults_files(results: &ResultsFile) -> Vec<(String, Vec<Vec<String>>)> {
+    results
+        .plan
+        .sides
+        .iter()
+        .filter_map(|side| match &side.target {
+            crate::plan::TargetSpec::Managed {
+                defaults_file: Some(file),
+                ..
+            } => Some((
+                format!("From {}'s defaults file {}", side.side, file.path.display()),
+                file.options
+                    .iter()
+                    .map(|o| {
+                        vec![
+                            o.name.clone(),
+                            o.value.clone().unwrap_or_default(),
+                            o.treatment.as_str().to_string(),
+                        ]
+                    })
+                    .collect(),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Said when no variable differs.
 pub(crate) const NO_DIFFERENCE: &str =
     "Nothing: same variables and same client TLS. This is an A/A comparison.";
@@ -128,6 +157,11 @@ pub(crate) fn environment(results: &ResultsFile) -> Vec<String> {
                 }
             ));
         }
+    }
+    if let Some(first) = results.started_first {
+        lines.push(format!(
+            "the {first} server was started first (the seed picks the order)"
+        ));
     }
     lines.push(client_line(results));
     lines.push(format!("abtest {}", results.abtest_version));

@@ -12,6 +12,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{self, AnalysisOptions};
+use crate::answers::ResultCheck;
 use crate::host::HostFacts;
 use crate::plan::Plan;
 use crate::profile::Side;
@@ -266,6 +267,13 @@ pub(crate) struct ResultsFile {
     /// Where the run's noise may come from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) noise: Option<NoiseBudget>,
+    /// The answers compared before the rounds (`--check-results`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) result_check: Option<ResultCheck>,
+    /// Which side's managed server was started first (both managed; the order follows
+    /// the seed, so a first-started server's advantage cannot favour one side).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) started_first: Option<Side>,
 }
 
 /// One look of a run with `--until`: where it was taken and what it saw.
@@ -308,6 +316,23 @@ impl ResultsFile {
         warnings.extend(analysis.warnings);
         self.comparisons = analysis.comparisons;
         self.verdict = analysis.verdict;
+        if let Some(check) = &self.result_check
+            && !check.differences.is_empty()
+        {
+            if options.allow_result_diff {
+                warnings.push(format!(
+                    "{} (allowed by --allow-result-diff)",
+                    check.summary()
+                ));
+            } else {
+                self.verdict = Some(Verdict::NoGo);
+                warnings.push(format!(
+                    "NO-GO: {}; the variant is not judged on speed alone (see the answers; \
+                     --allow-result-diff judges speed anyway)",
+                    check.summary()
+                ));
+            }
+        }
         self.unchecked_tolerances = analysis.unchecked;
         self.analysis = Some(options.clone());
         self.analysis_warnings = warnings;

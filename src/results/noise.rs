@@ -29,6 +29,15 @@ pub(crate) struct NoiseBudget {
     pub(crate) client_cpu_us_per_tx: Option<f64>,
     /// Reconnects over all rounds.
     pub(crate) reconnects: u64,
+    /// How much higher TPS is in a round that follows the other side's round than in one
+    /// that follows the same side's, in % (mean over sides and levels that have both).
+    /// ABBA gives each side as many of one as of the other; a large value says the
+    /// re-warm after a switch is too short, or the side that just ran leaves work behind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) after_switch_pct: Option<f64>,
+    /// Median round switch (threads started, connections opened or handed over), ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) round_switch_ms: Option<f64>,
 }
 
 impl NoiseBudget {
@@ -74,6 +83,8 @@ impl NoiseBudget {
                     .collect(),
             ),
             reconnects: completed.iter().map(|r| r.reconnects).sum(),
+            after_switch_pct: after_switch(&completed),
+            round_switch_ms: median(completed.iter().filter_map(|r| r.switch_ms).collect()),
         }
     }
 
@@ -104,9 +115,52 @@ impl NoiseBudget {
         add(self.client_cpu_us_per_tx, &|v| {
             format!("client CPU: {v:.1} µs per transaction")
         });
+        add(self.after_switch_pct, &|v| {
+            format!(
+                "a round right after the other side's ran {v:+.1} % TPS against one after the same side's"
+            )
+        });
+        add(self.round_switch_ms, &|v| {
+            format!("a round switch took {v:.1} ms (median)")
+        });
         lines.push(format!("reconnects: {}", self.reconnects));
         lines
     }
+}
+
+fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    (n > 0).then(|| (values[(n - 1) / 2] + values[n / 2]) / 2.0)
+}
+
+/// [`NoiseBudget::after_switch_pct`]: each round is put with the rounds of its side and
+/// level that followed a switch of side, or that followed the same side.
+fn after_switch(completed: &[&RoundRecord]) -> Option<f64> {
+    let mut by_position: Vec<&&RoundRecord> = completed.iter().collect();
+    by_position.sort_by_key(|r| r.position);
+    // (side, threads) -> (TPS after a switch, TPS after the same side)
+    let mut groups: BTreeMap<(Side, u32), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for pair in by_position.windows(2) {
+        let (previous, round) = (pair[0], pair[1]);
+        if previous.threads != round.threads || previous.position + 1 != round.position {
+            continue;
+        }
+        let group = groups.entry((round.side, round.threads)).or_default();
+        if previous.side == round.side {
+            group.1.push(round.tps);
+        } else {
+            group.0.push(round.tps);
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let effects: Vec<f64> = groups
+        .values()
+        .filter(|(switched, repeated)| !switched.is_empty() && !repeated.is_empty())
+        .map(|(switched, repeated)| 100.0 * (mean(switched) / mean(repeated) - 1.0))
+        .filter(|effect| effect.is_finite())
+        .collect();
+    (!effects.is_empty()).then(|| mean(&effects))
 }
 
 /// Round-to-round CV of TPS per side, the mean over the thread levels with 2 or more
@@ -185,5 +239,36 @@ mod tests {
         assert_eq!(budget.idle_server_cpu_pct, Some(5.0));
         assert_eq!(budget.reconnects, 4);
         assert_eq!(budget.lines().len(), 8);
+    }
+
+    #[test]
+    fn rounds_after_a_switch_are_told_from_rounds_after_the_same_side() {
+        // A B B A A B B A: B after A at 110, B after B at 100; A after B at 99, A after A
+        // at 90 (the first A follows nothing).
+        let sides = "ABBAABBA";
+        let tps = [95.0, 110.0, 100.0, 99.0, 90.0, 110.0, 100.0, 99.0];
+        let rounds: Vec<RoundRecord> = sides
+            .chars()
+            .zip(tps)
+            .enumerate()
+            .map(|(i, (side, tps))| {
+                let side = if side == 'A' {
+                    Side::Baseline
+                } else {
+                    Side::Variant
+                };
+                let mut r = round(side, tps, &[], None);
+                r.position = i as u32;
+                r.switch_ms = Some(i as f64);
+                r
+            })
+            .collect();
+        let budget = NoiseBudget::of(&rounds);
+        let expected = (10.0 + 10.0) / 2.0;
+        assert!(
+            (budget.after_switch_pct.unwrap() - expected).abs() < 1e-9,
+            "{budget:?}"
+        );
+        assert_eq!(budget.round_switch_ms, Some(3.5));
     }
 }

@@ -5,6 +5,7 @@ use anyhow::{Context, bail};
 
 use super::backend::{Backend, HookPoint, Servers};
 use super::hooks;
+use crate::answers::ResultCheck;
 use crate::exit::Interrupted;
 use crate::host::HostFacts;
 use crate::plan::Plan;
@@ -57,6 +58,8 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
         looks: Vec::new(),
         stopped: None,
         noise: None,
+        started_first: None,
+        result_check: None,
     }
 }
 
@@ -82,6 +85,9 @@ pub(super) fn resumed(mut previous: ResultsFile) -> ResultsFile {
 
 fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> anyhow::Result<()> {
     let mut targets = open_targets(plan)?;
+    if targets.iter().all(|t| t.server.is_some()) {
+        results.started_first = Some(first_started(plan.seed));
+    }
     if resuming {
         check_same_servers(&targets, results)?;
     } else {
@@ -152,10 +158,21 @@ fn server_facts(target: &Target) -> Result<ServerFacts, mysql::Error> {
     ServerFacts::read(&mut admin, &mut client)
 }
 
+/// The side whose managed server starts first: chosen by the seed, so that whatever a
+/// first start brings (memory placed first, an earlier port) favours neither side.
+fn first_started(seed: u64) -> Side {
+    if (seed >> 7) & 1 == 0 {
+        Side::Baseline
+    } else {
+        Side::Variant
+    }
+}
+
 /// Starts (or connects to) both sides; if either fails, the other is stopped.
 fn open_targets(plan: &Plan) -> anyhow::Result<[Target; 2]> {
     eprintln!("abtest: starting both sides");
-    let mut targets = crate::target::open_both(&plan.sides, plan.max_threads())?;
+    let first = first_started(plan.seed);
+    let mut targets = crate::target::open_both(&plan.sides, plan.max_threads(), first)?;
     for target in &mut targets {
         target.client.io_timeout = plan.client.query_timeout;
         target.admin.io_timeout = plan.client.query_timeout;
@@ -253,7 +270,41 @@ fn prepare_and_run(
     for side in Side::BOTH {
         servers.hooks(side, HookPoint::Setup)?;
     }
+    if plan.client.check_results > 0 && results.result_check.is_none() {
+        results.result_check = Some(check_results(plan, servers.targets)?);
+        save(plan, results)?;
+    }
     super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r))
+}
+
+/// `--check-results`: the same sampled reads on both sides, their answers compared.
+fn check_results(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<ResultCheck> {
+    let n = plan.client.check_results;
+    let samples = crate::workload::oltp::sample_reads(&plan.workload, plan.seed ^ 0xc4ec, n);
+    if samples.is_empty() {
+        eprintln!(
+            "abtest: warning: --check-results: the workload has no read statement to compare"
+        );
+    }
+    let connect = |target: &Target| {
+        target
+            .client
+            .connect()
+            .with_context(|| format!("{}: connecting to compare answers", target.side))
+    };
+    let (mut baseline, mut variant) = (connect(&targets[0])?, connect(&targets[1])?);
+    let check = crate::answers::compare(&samples, &mut baseline, &mut variant);
+    eprintln!("abtest: {}", check.summary());
+    for difference in check.differences.iter().take(5) {
+        eprintln!(
+            "abtest:   {} [{}]: baseline {}; variant {}",
+            difference.statement,
+            difference.params.join(", "),
+            difference.baseline,
+            difference.variant
+        );
+    }
+    Ok(check)
 }
 
 fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) {

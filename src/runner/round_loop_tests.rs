@@ -186,6 +186,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
             freeze_idle: false,
             connections: Connections::Persistent,
             cpus: None,
+            check_results: 0,
         },
         analysis: AnalysisOptions::default(),
         seed: 1,

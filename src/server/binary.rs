@@ -25,3 +25,38 @@ pub(crate) fn is_executable(path: &Path) -> bool {
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         .unwrap_or(false)
 }
+
+/// The release series of a server binary (`10.11` for `Ver 10.11.19-MariaDB…`), from
+/// `--version`; none when it cannot be read.
+pub(crate) fn version_series(binary: &Path) -> Option<String> {
+    let output = std::process::Command::new(binary)
+        .arg("--version")
+        .env_clear()
+        .envs(super::sandbox::child_environment())
+        .output()
+        .ok()?;
+    series_of(&String::from_utf8_lossy(&output.stdout))
+}
+
+fn series_of(version_line: &str) -> Option<String> {
+    let version = version_line
+        .split_once("Ver ")?
+        .1
+        .split_whitespace()
+        .next()?;
+    let mut parts = version.split(['.', '-']);
+    let (major, minor) = (parts.next()?, parts.next()?);
+    (major.chars().all(|c| c.is_ascii_digit()) && minor.chars().all(|c| c.is_ascii_digit()))
+        .then(|| format!("{major}.{minor}"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_series_is_major_and_minor() {
+        let line =
+            "/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64";
+        assert_eq!(super::series_of(line).as_deref(), Some("10.11"));
+        assert_eq!(super::series_of("nonsense"), None);
+    }
+}

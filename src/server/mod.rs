@@ -2,6 +2,7 @@
 //! the facts read from any server so a report can prove what actually differed.
 
 pub mod binary;
+pub(crate) mod defaults_file;
 pub(crate) mod facts;
 pub(crate) mod options;
 pub(crate) mod probe;

@@ -30,6 +30,7 @@ use crate::db::{ClientSpec, Endpoint};
 use crate::placement::CpuList;
 use crate::profile::{Side, TlsMode};
 use crate::secret::Secret;
+use crate::server::defaults_file::DefaultsFile;
 use crate::server::tls::{self, TlsFiles};
 
 /// Database and user created on every managed server.
@@ -72,6 +73,8 @@ pub struct ServerLaunch<'a> {
     pub tls_names: &'a [&'a str],
     /// The CPUs the server may run on (`--cpus`), or any.
     pub(crate) cpus: Option<&'a CpuList>,
+    /// The user's my.cnf it starts from, if any.
+    pub(crate) defaults_file: Option<&'a DefaultsFile>,
 }
 
 impl<'a> ServerLaunch<'a> {
@@ -90,6 +93,7 @@ impl<'a> ServerLaunch<'a> {
             max_threads,
             tls_names,
             cpus: None,
+            defaults_file: None,
         }
     }
 }
@@ -105,8 +109,16 @@ impl ManagedServer {
             .tempdir()
             .with_context(|| format!("{side}: creating a temporary directory"))?;
         let admin_user = os_user_name();
-        install_datadir(dir.path(), launch.binary, &admin_user)
-            .with_context(|| format!("{side}: installing the datadir"))?;
+        install_datadir(
+            dir.path(),
+            launch.binary,
+            &admin_user,
+            &launch
+                .defaults_file
+                .map(DefaultsFile::bootstrap_args)
+                .unwrap_or_default(),
+        )
+        .with_context(|| format!("{side}: installing the datadir"))?;
         let tls = tls::generate_for(dir.path(), launch.tls_names)?;
         let port = match launch.options.get("port") {
             Some(port) => port.parse().context("port option")?,
@@ -233,6 +245,10 @@ impl ManagedServer {
             format!("--ssl-cert={}", self.tls.cert.display()),
             format!("--ssl-key={}", self.tls.key.display()),
         ];
+        // The user's my.cnf first: the profile's options and abtest's own come later and win.
+        if let Some(file) = launch.defaults_file {
+            args.extend(file.server_args(dir));
+        }
         let needed = launch.max_threads + 16;
         let max_connections = launch
             .options
@@ -503,7 +519,12 @@ pub(crate) fn child_environment() -> Vec<(&'static str, std::ffi::OsString)> {
 /// Installs the system tables. The administrator is the invoking OS user over the
 /// socket only (`unix_socket`): no account with an empty password, none over TCP, no
 /// anonymous user, no test database.
-fn install_datadir(dir: &Path, server_binary: &Path, admin_user: &str) -> anyhow::Result<()> {
+fn install_datadir(
+    dir: &Path,
+    server_binary: &Path,
+    admin_user: &str,
+    bootstrap: &[String],
+) -> anyhow::Result<()> {
     let install = super::binary::find_program(&["mariadb-install-db", "mysql_install_db"])
         .context("mariadb-install-db not found; install mariadb-server")?;
     // A private TMPDIR: parallel bootstraps sharing /tmp collide on temporary table names.
@@ -521,7 +542,8 @@ fn install_datadir(dir: &Path, server_binary: &Path, admin_user: &str) -> anyhow
             "--auth-root-authentication-method=socket".into(),
             format!("--auth-root-socket-user={admin_user}"),
             "--skip-test-db".into(),
-        ]);
+        ])
+        .args(bootstrap);
     if is_root() {
         command.arg("--user=root");
     }

@@ -55,6 +55,10 @@ pub struct CustomWorkload {
     /// that abtest may find in the database, and that `abtest cleanup` may drop.
     #[serde(default)]
     pub(crate) tables: Vec<String>,
+    /// Whether the workload writes to tables it does not own (set by `abtest capture`):
+    /// a replay against an external server then needs `--allow-writes`.
+    #[serde(default)]
+    pub(crate) writes: bool,
     /// Typed random parameters.
     #[serde(default)]
     pub(crate) params: BTreeMap<String, Param>,
@@ -87,6 +91,34 @@ pub(crate) enum Param {
         /// The pattern.
         pattern: String,
     },
+    /// One of `values`, by `weights` (equal weights when none are given): the observed
+    /// values of a captured workload.
+    Choice {
+        /// The values.
+        values: Vec<ChoiceValue>,
+        /// How often each value is drawn, relative to the others.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        weights: Vec<u64>,
+    },
+}
+
+/// A value of a `choice` parameter: a whole number or a string.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum ChoiceValue {
+    /// A whole number, bound as an integer.
+    Int(i64),
+    /// A string (also a decimal kept as written), bound as a string.
+    Text(String),
+}
+
+impl ChoiceValue {
+    fn to_value(&self) -> Value {
+        match self {
+            ChoiceValue::Int(n) => Value::from(*n),
+            ChoiceValue::Text(text) => Value::from(text.as_str()),
+        }
+    }
 }
 
 /// One weighted transaction.
@@ -172,6 +204,25 @@ impl CustomWorkload {
                         format!("parameter `{name}`: the pattern is empty"),
                     ));
                 }
+                Param::Choice { values, .. } if values.is_empty() => {
+                    return Err((
+                        format!("{name} ="),
+                        format!("parameter `{name}`: a choice needs at least one value"),
+                    ));
+                }
+                Param::Choice { values, weights }
+                    if !weights.is_empty()
+                        && (weights.len() != values.len() || weights.iter().all(|&w| w == 0)) =>
+                {
+                    return Err((
+                        format!("{name} ="),
+                        format!(
+                            "parameter `{name}`: {} weights for {} values (give one per value, not all 0, or none)",
+                            weights.len(),
+                            values.len()
+                        ),
+                    ));
+                }
                 _ => {}
             }
         }
@@ -198,6 +249,11 @@ impl CustomWorkload {
             }
         }
         Ok(())
+    }
+
+    /// Whether a statement writes (INSERT, UPDATE, DELETE, REPLACE).
+    pub(crate) fn is_write(sql: &str) -> bool {
+        Self::kind(sql) == StatementKind::Write
     }
 
     /// Whether a statement is a write, for the read/write/other counts.
@@ -254,6 +310,10 @@ struct PreparedStatement {
 pub(crate) struct CustomSession {
     workload: CustomWorkload,
     transactions: Vec<Vec<PreparedStatement>>,
+    /// The parameters each transaction uses: only those are drawn for its event.
+    used: Vec<Vec<String>>,
+    /// Cumulative weights of each `choice` parameter.
+    cumulative: BTreeMap<String, Vec<u64>>,
     total_weight: u32,
     values: BTreeMap<String, Value>,
     tables: u32,
@@ -278,8 +338,35 @@ impl CustomSession {
                 .collect::<Result<Vec<_>, _>>()?;
             transactions.push(statements);
         }
+        let used = workload
+            .transactions
+            .iter()
+            .map(|t| {
+                let mut names: Vec<String> = t
+                    .statements
+                    .iter()
+                    .flat_map(|sql| placeholders(sql).unwrap_or_default())
+                    .map(str::to_string)
+                    .collect();
+                names.sort();
+                names.dedup();
+                names
+            })
+            .collect();
+        let cumulative = workload
+            .params
+            .iter()
+            .filter_map(|(name, param)| match param {
+                Param::Choice { values, weights } => {
+                    Some((name.clone(), cumulative(values, weights)))
+                }
+                _ => None,
+            })
+            .collect();
         Ok(CustomSession {
             total_weight: workload.transactions.iter().map(|t| t.weight).sum(),
+            used,
+            cumulative,
             workload: workload.clone(),
             transactions,
             values: BTreeMap::new(),
@@ -296,7 +383,7 @@ impl CustomSession {
         counts: &mut QueryCounts,
     ) -> Result<(), mysql::Error> {
         let index = self.pick(rng);
-        self.draw(rng);
+        self.draw(index, rng);
         let begin = self.workload.transactions[index].begin;
         if begin {
             conn.query_drop("BEGIN")?;
@@ -344,17 +431,117 @@ impl CustomSession {
         self.workload.transactions.len() - 1
     }
 
-    fn draw(&mut self, rng: &mut WorkloadRng) {
-        for (name, param) in &self.workload.params {
-            let value = match param {
-                Param::Id => Value::from(rng.row_id(self.table_size.max(1))),
-                Param::Table => Value::from(rng.uniform(1, self.tables)),
-                Param::Int { min, max } => Value::from(rng.int_in(*min, *max)),
-                Param::String { pattern } => Value::from(rng.template_string(pattern)),
-            };
+    /// Draws the values of the parameters transaction `index` uses.
+    fn draw(&mut self, index: usize, rng: &mut WorkloadRng) {
+        for name in &self.used[index] {
+            let param = &self.workload.params[name];
+            let value = draw(
+                param,
+                self.cumulative.get(name),
+                rng,
+                self.tables,
+                self.table_size,
+            );
             self.values.insert(name.clone(), value);
         }
     }
+}
+
+/// One value of `param`; a choice uses its running sums of weights.
+fn draw(
+    param: &Param,
+    cumulative: Option<&Vec<u64>>,
+    rng: &mut WorkloadRng,
+    tables: u32,
+    table_size: u32,
+) -> Value {
+    match param {
+        Param::Id => Value::from(rng.row_id(table_size.max(1))),
+        Param::Table => Value::from(rng.uniform(1, tables.max(1))),
+        Param::Int { min, max } => Value::from(rng.int_in(*min, *max)),
+        Param::String { pattern } => Value::from(rng.template_string(pattern)),
+        Param::Choice { values, .. } => {
+            let sums = cumulative.map_or(&[][..], Vec::as_slice);
+            let total = sums.last().copied().unwrap_or(1).clamp(1, i64::MAX as u64);
+            let ticket = rng.int_in(1, total as i64) as u64;
+            let at = sums.partition_point(|&c| c < ticket);
+            values[at.min(values.len() - 1)].to_value()
+        }
+    }
+}
+
+impl CustomWorkload {
+    /// `n` of the workload's read statements in turn, each with its parameters drawn
+    /// and its table number inlined.
+    pub(crate) fn sample_reads(
+        &self,
+        rng: &mut WorkloadRng,
+        tables: u32,
+        table_size: u32,
+        n: u32,
+    ) -> Vec<super::oltp::ReadSample> {
+        let reads: Vec<&String> = self
+            .transactions
+            .iter()
+            .flat_map(|t| &t.statements)
+            .filter(|sql| Self::kind(sql) == StatementKind::Read)
+            .collect();
+        if reads.is_empty() {
+            return Vec::new();
+        }
+        let sums: BTreeMap<&String, Vec<u64>> = self
+            .params
+            .iter()
+            .filter_map(|(name, param)| match param {
+                Param::Choice { values, weights } => Some((name, cumulative(values, weights))),
+                _ => None,
+            })
+            .collect();
+        (0..n as usize)
+            .map(|i| {
+                let sql = reads[i % reads.len()];
+                let names = placeholders(sql).unwrap_or_default();
+                let mut values: BTreeMap<&str, Value> = BTreeMap::new();
+                for name in &names {
+                    if !values.contains_key(name) {
+                        let value = draw(
+                            &self.params[*name],
+                            sums.get(&name.to_string()),
+                            rng,
+                            tables,
+                            table_size,
+                        );
+                        values.insert(*name, value);
+                    }
+                }
+                let table = names
+                    .iter()
+                    .find(|name| self.params[**name] == Param::Table)
+                    .and_then(|name| mysql::from_value_opt::<u32>(values[name].clone()).ok())
+                    .unwrap_or(1);
+                let params = names
+                    .iter()
+                    .filter(|name| self.params[**name] != Param::Table)
+                    .map(|name| values[name].clone())
+                    .collect();
+                super::oltp::ReadSample {
+                    sql: render(sql, self, table),
+                    params,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Running sums of a choice's weights (all 1 when none are given).
+fn cumulative(values: &[ChoiceValue], weights: &[u64]) -> Vec<u64> {
+    let mut sum = 0u64;
+    (0..values.len())
+        .map(|i| {
+            sum = sum.saturating_add(weights.get(i).copied().unwrap_or(1));
+            sum
+        })
+        .collect()
 }
 
 fn prepare_statement(
@@ -449,6 +636,35 @@ statements = ["UPDATE sbtest{t} SET c = {s} WHERE id = {id}"]
         );
         assert_eq!(CustomWorkload::kind("  select 1"), StatementKind::Read);
         assert_eq!(CustomWorkload::kind("UPDATE x"), StatementKind::Write);
+    }
+
+    #[test]
+    fn a_choice_is_drawn_by_its_weights() {
+        let values = [ChoiceValue::Int(7), ChoiceValue::Text("x".into())];
+        assert_eq!(cumulative(&values, &[3, 1]), [3, 4]);
+        assert_eq!(cumulative(&values, &[]), [1, 2]);
+        let w = load(
+            "[params]\nc = { type = \"choice\", values = [1, \"a\"], weights = [1] }\n\
+             [[transaction]]\nname = \"x\"\nstatements = [\"SELECT {c}\"]\n",
+        );
+        assert!(
+            w.unwrap_err()
+                .to_string()
+                .contains("1 weights for 2 values")
+        );
+        let w = load(
+            "writes = true\n[params]\nc = { type = \"choice\", values = [1, \"a\"] }\n\
+             [[transaction]]\nname = \"x\"\nstatements = [\"SELECT {c}\"]\n",
+        )
+        .unwrap();
+        assert!(w.writes);
+        assert_eq!(
+            w.params["c"],
+            Param::Choice {
+                values: vec![ChoiceValue::Int(1), ChoiceValue::Text("a".into())],
+                weights: vec![]
+            }
+        );
     }
 
     #[test]

@@ -128,6 +128,47 @@ fn event_groups(spec: &WorkloadSpec) -> Vec<(Group, u32)> {
     groups
 }
 
+/// A read statement with its parameters drawn, for comparing the sides' answers.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ReadSample {
+    /// The statement, with `?` for each parameter.
+    pub(crate) sql: String,
+    /// The parameters, in order.
+    pub(crate) params: Vec<Value>,
+}
+
+/// `n` read statements of this workload's events (sysbench's groups in turn, or the
+/// custom workload's reads), each with parameters drawn as an event would draw them.
+/// Empty when the workload reads nothing that can be sampled.
+pub(crate) fn sample_reads(spec: &WorkloadSpec, seed: u64, n: u32) -> Vec<ReadSample> {
+    let mut rng = WorkloadRng::with_spec(seed, spec.rand);
+    if let Some(custom) = &spec.custom {
+        return custom.sample_reads(&mut rng, spec.tables, spec.table_size, n);
+    }
+    let groups: Vec<Group> = event_groups(spec)
+        .into_iter()
+        .map(|(group, _)| group)
+        .filter(|group| group.is_read())
+        .collect();
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    (0..n as usize)
+        .map(|i| {
+            let group = groups[i % groups.len()];
+            let table = rng.uniform(1, spec.tables.max(1));
+            let sql = group.statements()[0].replace("{}", &table.to_string());
+            let id = rng.row_id(spec.table_size);
+            let params = if group == Group::PointSelects {
+                vec![Value::from(id)]
+            } else {
+                vec![Value::from(id), Value::from(id + spec.range_size - 1)]
+            };
+            ReadSample { sql, params }
+        })
+        .collect()
+}
+
 /// Where this connection sits among the round's connections.
 #[derive(Debug, Clone)]
 pub(crate) struct SessionContext {

@@ -190,7 +190,14 @@ fn dry_run_prints_the_plan_without_connecting() {
     assert!(stdout.contains("plugin_load_add=server_audit"), "{stdout}");
     assert!(stdout.contains("oltp_point_select"), "{stdout}");
     assert!(stdout.contains("ABBAABBAAB"), "{stdout}");
-    assert!(stdout.contains("estimate  1m 40s"), "{stdout}");
+    // Each side's first round warms up 5 s, the others re-warm 1 s: 2 × 10 s + 8 × 6 s.
+    assert!(stdout.contains("estimate  1m 8s"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "client    connections kept between a side's rounds; later rounds re-warm 1s"
+        ),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -477,6 +484,8 @@ fn a_time_budget_sets_the_rounds_and_the_looks() {
     let plan = dry_run(
         &sandbox,
         &[
+            "--connections",
+            "per-round",
             "--round-time",
             "10s",
             "--warmup",

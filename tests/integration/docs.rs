@@ -159,6 +159,7 @@ fn runnable(words: &[String], sandbox: &Sandbox) -> Vec<String> {
         "from-sysbench",
         "import-sysbench-log",
         "cleanup",
+        "capture",
     ];
     if !subcommand.contains(&words[0].as_str()) {
         out.push("--dry-run".into());

@@ -477,3 +477,72 @@ fn freeze_idle_stops_the_idle_server_and_always_lets_it_go() {
         "servers gone"
     );
 }
+
+#[test]
+fn one_server_two_settings_through_hooks() {
+    let _lock = server_lock();
+    let server = start_server(&BTreeMap::new(), 8);
+    let mut admin = server.admin().unwrap();
+    let original: Option<u32> = admin
+        .query_first("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit")
+        .unwrap();
+    admin.query_drop("CREATE DATABASE seen").unwrap();
+    admin
+        .query_drop("CREATE TABLE seen.rounds (side VARCHAR(10), value INT)")
+        .unwrap();
+    let sandbox = Sandbox::new();
+    let profile = |side: &str, value: u32| {
+        server.socket_profile(
+            &sandbox,
+            &format!("{side}.toml"),
+            &format!(
+                "[hooks]\nbefore_round = [\"SET GLOBAL innodb_flush_log_at_trx_commit = {value}\"]\n\
+                 after_round = [\"INSERT INTO seen.rounds SELECT '{side}', @@GLOBAL.innodb_flush_log_at_trx_commit\"]\n"
+            ),
+        )
+    };
+    // The last round is the baseline's (ABBA), so a value left at 0 would show that
+    // nothing was restored.
+    let (baseline, variant) = (profile("baseline", 0), profile("variant", 2));
+    let finished = sandbox.run_json(&[
+        "--baseline",
+        &baseline,
+        "--variant",
+        &variant,
+        "--workload",
+        "oltp_write_only",
+        "--threads",
+        "2",
+        "--rounds",
+        "2",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "0s",
+        "--table-size",
+        "1000",
+    ]);
+    assert_eq!(finished.code, Some(0), "{}", finished.output);
+    assert_eq!(
+        finished.results["plan"]["client"]["connections"],
+        "per_round"
+    );
+    let seen: Vec<(String, u32)> = admin
+        .query("SELECT side, value FROM seen.rounds ORDER BY side")
+        .unwrap();
+    assert_eq!(
+        seen,
+        [
+            ("baseline".to_string(), 0),
+            ("baseline".to_string(), 0),
+            ("variant".to_string(), 2),
+            ("variant".to_string(), 2)
+        ]
+    );
+    let after: Option<u32> = admin
+        .query_first("SELECT @@GLOBAL.innodb_flush_log_at_trx_commit")
+        .unwrap();
+    assert_eq!(after, original, "the setting is restored when the run ends");
+    drop(admin);
+    drop(server);
+}

@@ -3,9 +3,12 @@
 //! to be running.
 
 mod analyze;
+mod answers;
 mod bad_input;
+mod capture;
 mod client_behaviour;
 mod custom_workload;
+mod defaults_file;
 mod docs;
 mod faults;
 mod fuzz;

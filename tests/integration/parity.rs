@@ -14,7 +14,7 @@ use mysql::prelude::Queryable;
 
 use crate::support::{Sandbox, TestServer, server_lock, start_server, text};
 
-const COUNTERS: [&str; 6] = [
+pub(crate) const COUNTERS: [&str; 6] = [
     "Com_select",
     "Com_update",
     "Com_delete",
@@ -39,16 +39,16 @@ fn ensure_sysbench() {
 }
 
 /// A managed server for both tools, held under the server lock, with sysbench installed.
-struct Bench {
-    server: TestServer,
-    sandbox: Sandbox,
-    profile: String,
+pub(crate) struct Bench {
+    pub(crate) server: TestServer,
+    pub(crate) sandbox: Sandbox,
+    pub(crate) profile: String,
     // Dropped last: the server stops before another test may start its own.
     _lock: MutexGuard<'static, ()>,
 }
 
 impl Bench {
-    fn start() -> Bench {
+    pub(crate) fn start() -> Bench {
         ensure_sysbench();
         let lock = server_lock();
         let sandbox = Sandbox::new();
@@ -62,7 +62,7 @@ impl Bench {
         }
     }
 
-    fn counters(&self) -> BTreeMap<String, f64> {
+    pub(crate) fn counters(&self) -> BTreeMap<String, f64> {
         let mut conn = self.server.admin().unwrap();
         let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL STATUS LIKE 'Com\\_%'").unwrap();
         rows.into_iter()
@@ -80,7 +80,7 @@ impl Bench {
         value.unwrap().1.parse().unwrap()
     }
 
-    fn sysbench(&self, workload: &str, command: &str, extra: &[&str]) -> String {
+    pub(crate) fn sysbench(&self, workload: &str, command: &str, extra: &[&str]) -> String {
         let socket = format!("--mysql-socket={}", self.server.socket().display());
         let mut sysbench = Command::new("sysbench");
         sysbench
@@ -135,6 +135,8 @@ impl Bench {
             "1s",
             "--warmup",
             "0s",
+            "--rewarm",
+            "0s",
             "--tables",
             "1",
             "--table-size",
@@ -172,7 +174,7 @@ fn run_ok(command: &mut Command, what: &str) -> String {
 }
 
 /// The number after `label` in a sysbench-style report.
-fn reported_count(stdout: &str, label: &str) -> f64 {
+pub(crate) fn reported_count(stdout: &str, label: &str) -> f64 {
     stdout
         .lines()
         .find_map(|l| l.trim().strip_prefix(label))
@@ -217,7 +219,7 @@ impl Bench {
     }
 }
 
-fn per_event(
+pub(crate) fn per_event(
     before: &BTreeMap<String, f64>,
     after: &BTreeMap<String, f64>,
     events: f64,
@@ -231,7 +233,7 @@ fn per_event(
 }
 
 /// The key under which a mix keeps the number of events it was measured over.
-const EVENTS: &str = "events";
+pub(crate) const EVENTS: &str = "events";
 
 /// The bytes per full multi-row INSERT that a bulk_insert run allows: `bytes` sent
 /// over `inserts` INSERTs, of which up to `flushes` are short (every thread ends with one
