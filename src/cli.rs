@@ -374,11 +374,12 @@ pub(crate) struct PlanRoundsArgs {
     pub(crate) effect: f64,
 
     /// Measured time of one round, for the wall-clock estimate.
-    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
     pub(crate) round_time: Duration,
 
-    /// Warm-up before each round, for the wall-clock estimate.
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    /// Warm-up of each round, for the wall-clock estimate (a run's re-warm, with its
+    /// connections kept between rounds).
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub(crate) warmup: Duration,
 
     /// Number of thread levels, for the wall-clock estimate.
@@ -545,11 +546,11 @@ pub(crate) struct WorkloadArgs {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ScheduleArgs {
     /// Measured rounds per side.
-    #[arg(long, default_value_t = 10, help_heading = "Schedule")]
+    #[arg(long, default_value_t = 30, help_heading = "Schedule")]
     pub(crate) rounds: u32,
 
-    /// Measured time of one round (30s, 2m, ...).
-    #[arg(long, default_value = "30s", value_parser = parse_duration, help_heading = "Schedule")]
+    /// Measured time of one round (5s, 30s, 2m, ...).
+    #[arg(long, default_value = "5s", value_parser = parse_duration, help_heading = "Schedule")]
     pub(crate) round_time: Duration,
 
     /// Warm-up before each round, not counted.
