@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The SSL study (shared seed 002): TLS required vs disabled, oltp_read_write at 8
 # threads. The seed used 250 tables x 25 000 rows and one 120 s run per side; this runs
-# 25 tables x 25 000 rows and 6 alternating rounds of 20 s per side (about 6 minutes).
+# 25 tables x 25 000 rows, within a 5-minute budget, against a 5 % tolerance.
 set -euo pipefail
 cd "$(dirname "$0")"
 ABTEST=${ABTEST:-../../target/release/abtest}
 [ -x "$ABTEST" ] || (cd ../.. && cargo build --release --quiet)
 "$ABTEST" --baseline tls-off.toml --variant tls-on.toml \
   --workload oltp_read_write --threads 8 --tables 25 --table-size 25000 \
-  --rounds 6 --round-time 20s --warmup 5s --seed 2026 \
+  --max-time 5m --max-tps-loss 5% --seed 2026 \
   --json results.json --markdown results.md

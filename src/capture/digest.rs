@@ -6,7 +6,8 @@
 //! - MySQL 8: `events_statements_summary_by_digest` with `QUERY_SAMPLE_TEXT`, one sample
 //!   per digest.
 //! - MariaDB 10.11: the same table without `QUERY_SAMPLE_TEXT`; samples exist only in
-//!   `events_statements_history_long`, when its consumer is on.
+//!   `events_statements_history_long`, when its consumer and `events_statements_current`
+//!   (which feeds it) are on.
 //!
 //! Both also use `events_statements_history_long` when it has rows. A digest with no
 //! sample text cannot be replayed (its literals are unknown) and is left out, counted
@@ -17,6 +18,7 @@ use std::collections::BTreeMap;
 
 use mysql::prelude::Queryable;
 
+use super::fingerprint::fingerprint;
 use super::mix::{self, Class, Keep, Mix, Shape};
 use super::template;
 use crate::exit::UsageError;
@@ -88,7 +90,7 @@ fn check_enabled(conn: &mut mysql::Conn) -> anyhow::Result<()> {
     } else {
         Err(UsageError::err(
             "performance_schema is OFF on this server: start it with performance_schema = ON \
-             (and, on MariaDB, the events_statements_history_long consumer for sample texts), \
+             (and, on MariaDB, the events_statements_current and events_statements_history_long consumers for sample texts), \
              or capture a slow log instead",
         ))
     }
@@ -108,19 +110,34 @@ fn privilege_error(e: mysql::Error) -> anyhow::Error {
 /// its executions shared among them by how many samples each has.
 fn into_mix(digests: Vec<Digest>, keep: Keep) -> Mix {
     let mut mix = Mix::default();
+    // A digest's class is named by pt-query-digest's fingerprint of its sample, as in a
+    // capture from a log; the server's digest text when there is no sample.
+    let key = |digest: &Digest| {
+        digest
+            .samples
+            .first()
+            .map_or_else(|| digest.text.clone(), |sample| fingerprint(sample))
+    };
     for digest in &digests {
         mix.statements += digest.count;
-        *mix.fingerprints.entry(digest.text.clone()).or_default() += digest.count;
+        *mix.fingerprints.entry(key(digest)).or_default() += digest.count;
     }
     let kept = mix::kept_fingerprints(&mix.fingerprints, keep);
     let mut no_sample = 0;
     let mut outside = 0;
     for digest in digests {
-        if !kept.contains(&digest.text) {
+        if !kept.contains(&key(&digest)) {
             outside += digest.count;
             continue;
         }
         let mut by_template: BTreeMap<String, Vec<Vec<template::Literal>>> = BTreeMap::new();
+        if !mix::replayed(&digest.samples.first().cloned().unwrap_or_default()) {
+            mix.skipped
+                .entry(mix::NOT_REPLAYED.into())
+                .and_modify(|n| *n += digest.count)
+                .or_insert(digest.count);
+            continue;
+        }
         for sample in &digest.samples {
             if let Ok((template, literals)) = template::split(sample) {
                 by_template.entry(template).or_default().push(literals);
@@ -150,7 +167,7 @@ fn into_mix(digests: Vec<Digest>, keep: Keep) -> Mix {
     }
     if no_sample > 0 {
         mix.skipped.insert(
-            "digests without a sample text (enable the events_statements_history_long consumer)"
+            "digests without a sample text (enable the events_statements_current and events_statements_history_long consumers)"
                 .into(),
             no_sample,
         );

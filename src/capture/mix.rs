@@ -146,6 +146,9 @@ pub(crate) fn build(statements: &[Logged], keep: Keep) -> Mix {
                     .entry("session settings (SET, USE)".into())
                     .or_default() += 1
             }
+            Role::Statement if !replayed(text) => {
+                *mix.skipped.entry(NOT_REPLAYED.into()).or_default() += 1;
+            }
             Role::Statement => {
                 if !print.as_ref().is_some_and(|p| kept.contains(p)) {
                     *mix.skipped
@@ -210,6 +213,37 @@ fn role(text: &str) -> Role {
         ["set", ..] | ["use", ..] => Role::Session,
         _ => Role::Statement,
     }
+}
+
+/// Why a statement that is neither a query nor a change of rows is left out: replaying
+/// `CREATE TABLE t` or `GRANT …` again and again would fail or change the schema.
+pub(crate) const NOT_REPLAYED: &str =
+    "not replayed: DDL and administration (CREATE, ALTER, DROP, GRANT, …)";
+
+/// Whether a statement is replayed: queries, row changes, calls and SHOW.
+pub(crate) fn replayed(text: &str) -> bool {
+    let first = text
+        .trim_start()
+        .split(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    text.trim_start().starts_with('(')
+        || matches!(
+            first.as_str(),
+            "select"
+                | "insert"
+                | "update"
+                | "delete"
+                | "replace"
+                | "with"
+                | "call"
+                | "show"
+                | "values"
+                | "table"
+                | "do"
+                | "handler"
+        )
 }
 
 /// The fingerprints `keep` keeps, most executed first.

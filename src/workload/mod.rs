@@ -265,7 +265,14 @@ impl WorkloadSpec {
 
     /// Whether events change data (custom workloads are assumed to).
     pub(crate) fn writes(&self) -> bool {
-        self.name.writes()
+        match &self.custom {
+            Some(custom) => custom
+                .transactions
+                .iter()
+                .flat_map(|t| &t.statements)
+                .any(|sql| custom::CustomWorkload::is_write(sql)),
+            None => self.name.writes(),
+        }
     }
 
     /// Whether the sbtest tables are needed.

@@ -41,10 +41,13 @@ fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
     bench.sysbench("oltp_read_write", "prepare", &[]);
     let log = bench.sandbox.path("slow.log");
     let mut admin = bench.server.admin().unwrap();
+    let general = bench.sandbox.path("general.log");
     admin
         .query_drop(format!(
-            "SET GLOBAL slow_query_log_file = '{}', long_query_time = 0, slow_query_log = 1",
-            log.display()
+            "SET GLOBAL slow_query_log_file = '{}', long_query_time = 0, slow_query_log = 1, \
+             general_log_file = '{}', general_log = 1",
+            log.display(),
+            general.display()
         ))
         .unwrap();
     let before = bench.counters();
@@ -54,7 +57,9 @@ fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
         &bench.counters(),
         reported_count(&stdout, "total number of events:"),
     );
-    admin.query_drop("SET GLOBAL slow_query_log = 0").unwrap();
+    admin
+        .query_drop("SET GLOBAL slow_query_log = 0, general_log = 0")
+        .unwrap();
     let captured = bench.sandbox.path("captured.toml");
     let (code, _, stderr) = capture(
         &bench.sandbox,
@@ -62,6 +67,14 @@ fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
     );
     assert_eq!(code, Some(0), "{stderr}");
     let file = std::fs::read_to_string(&captured).unwrap();
+    // The general log of the same run gives the same classes, counted the same.
+    let (code, from_general, stderr) = capture(&bench.sandbox, &[general.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(from_general.contains("(general log)"), "{from_general}");
+    assert_eq!(
+        header_fingerprints(&from_general),
+        header_fingerprints(&file)
+    );
     assert!(
         file.contains("writes = true") && file.contains("sbtest = true"),
         "{file}"
@@ -203,4 +216,219 @@ fn a_log_abtest_cannot_read_is_refused_with_its_file_and_line() {
         assert_eq!(code, Some(2), "{stderr}");
         assert!(stderr.contains(message), "{stderr}");
     }
+}
+
+/// A slow log of `statements`, one entry each, as MariaDB writes it.
+fn slow_log(statements: &[String]) -> String {
+    let mut log = String::from(
+        "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:\n\
+         Tcp port: 0  Unix socket: /tmp/x.sock\nTime\t\t    Id Command\tArgument\n",
+    );
+    for (i, statement) in statements.iter().enumerate() {
+        log.push_str(&format!(
+            "# Time: 261130 14:30:{:02}\n# User@Host: sbtest[sbtest] @ localhost []\n\
+             # Thread_id: 8  Schema: sbtest  QC_hit: No\n\
+             # Query_time: 0.000100  Lock_time: 0.000010  Rows_sent: 1  Rows_examined: 1\n\
+             SET timestamp=1796050220;\n{statement};\n",
+            i % 60
+        ));
+    }
+    log
+}
+
+/// Installs percona-toolkit when a tool of it is missing; false when it cannot be.
+fn percona_toolkit(tool: &str) -> bool {
+    if Command::new(tool).arg("--version").output().is_ok() {
+        return true;
+    }
+    Command::new("sh")
+        .args([
+            "-c",
+            "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq percona-toolkit",
+        ])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The fingerprints of the query classes pt-upgrade reports for differences other than
+/// query time, from its report.
+fn pt_upgrade_differences(report: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for class in report.split("# Query class ").skip(1) {
+        let fingerprint = class
+            .lines()
+            .skip_while(|l| !l.starts_with("Discarded queries"))
+            .skip(1)
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let differs = class
+            .lines()
+            .any(|l| l.starts_with("## ") && l.contains(" diffs:") && !l.contains("Query time"));
+        if differs {
+            found.push(fingerprint);
+        }
+    }
+    found
+}
+
+#[test]
+fn pt_upgrade_and_check_results_find_the_same_query_that_differs() {
+    if !percona_toolkit("pt-upgrade") {
+        eprintln!("skipped: percona-toolkit (pt-upgrade) could not be installed");
+        return;
+    }
+    let _lock = crate::support::server_lock();
+    let servers = [(); 2].map(|_| crate::support::start_server(&Default::default(), 8));
+    for server in &servers {
+        let mut admin = server.admin().unwrap();
+        admin
+            .query_drop("CREATE TABLE sbtest.items (id INT PRIMARY KEY, k INT, c CHAR(20))")
+            .unwrap();
+        admin
+            .query_drop(
+                "INSERT INTO sbtest.items SELECT seq, seq * 13, CONCAT('row-', seq) FROM sbtest.seq_1_to_50",
+            )
+            .unwrap();
+    }
+    // The variant divides with more digits: the division's answers differ, the rest not.
+    servers[1]
+        .admin()
+        .unwrap()
+        .query_drop("SET GLOBAL div_precision_increment = 9")
+        .unwrap();
+    let sandbox = Sandbox::new();
+    let statements: Vec<String> = (1..=20)
+        .flat_map(|id| {
+            [
+                format!("SELECT c FROM items WHERE id = {id}"),
+                format!("SELECT k / 7 FROM items WHERE id = {id}"),
+            ]
+        })
+        .collect();
+    let log = sandbox.write("slow.log", &slow_log(&statements));
+
+    let dsn = |server: &crate::support::TestServer| {
+        format!("S={},u=root,D=sbtest", server.socket().display())
+    };
+    let output = Command::new("pt-upgrade")
+        .arg(&log)
+        .args([dsn(&servers[0]), dsn(&servers[1])])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&output.stdout).into_owned();
+    let theirs = pt_upgrade_differences(&report);
+    assert_eq!(theirs, ["select k / ? from items where id = ?"], "{report}");
+
+    let captured = sandbox.path("captured.toml");
+    let (code, _, stderr) = capture(
+        &sandbox,
+        &[log.to_str().unwrap(), "-o", captured.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let profiles =
+        [0, 1].map(|i| servers[i].socket_profile(&sandbox, &format!("side-{i}.toml"), ""));
+    let finished = sandbox.run_json(&[
+        "--baseline",
+        &profiles[0],
+        "--variant",
+        &profiles[1],
+        "--workload-file",
+        captured.to_str().unwrap(),
+        "--prepare",
+        "never",
+        "--table-size",
+        "50",
+        "--range-size",
+        "10",
+        "--threads",
+        "1",
+        "--rounds",
+        "2",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "0s",
+        "--check-results",
+        "40",
+    ]);
+    assert_eq!(finished.code, Some(3), "{}", finished.output);
+    let ours: std::collections::BTreeSet<String> = finished.results["result_check"]["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["statement"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ours.len(), 1, "{ours:?}");
+    assert!(
+        ours.iter().all(|s| s.starts_with("SELECT k / 7")),
+        "{ours:?}"
+    );
+}
+
+#[test]
+fn a_running_servers_digests_become_a_workload_and_a_missing_grant_is_named() {
+    let _lock = crate::support::server_lock();
+    let options: BTreeMap<String, String> = [
+        ("performance_schema", "ON"),
+        (
+            "performance_schema_consumer_events_statements_current",
+            "ON",
+        ),
+        (
+            "performance_schema_consumer_events_statements_history_long",
+            "ON",
+        ),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let server = crate::support::start_server(&options, 8);
+    server.add_user("reader", "localhost", Some("reader-password"));
+    let mut admin = server.admin().unwrap();
+    admin
+        .query_drop("CREATE TABLE sbtest.t (id INT PRIMARY KEY, v INT)")
+        .unwrap();
+    admin
+        .query_drop("INSERT INTO sbtest.t SELECT seq, seq FROM sbtest.seq_1_to_100")
+        .unwrap();
+    admin.query_drop("USE sbtest").unwrap();
+    for id in 1..=30 {
+        admin
+            .query_drop(format!("SELECT v FROM t WHERE id = {id}"))
+            .unwrap();
+    }
+    let sandbox = Sandbox::new();
+    let profile = server.socket_profile(&sandbox, "server.toml", "");
+    let (code, captured, stderr) = capture(&sandbox, &["--digest", &profile]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        captured.contains("performance_schema statement digests"),
+        "{captured}"
+    );
+    assert!(
+        captured.contains("SELECT v FROM t WHERE id = {t"),
+        "{captured}"
+    );
+
+    let reader = sandbox.write(
+        "reader.toml",
+        &format!(
+            "[connection]\nsocket = \"{}\"\nuser = \"reader\"\npassword_env = \"READER_PASSWORD\"\ndatabase = \"sbtest\"\n",
+            server.socket().display()
+        ),
+    );
+    let output = sandbox
+        .abtest()
+        .args(["capture", "--digest", reader.to_str().unwrap()])
+        .env("READER_PASSWORD", "reader-password")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("GRANT SELECT ON performance_schema.*"),
+        "{stderr}"
+    );
 }
