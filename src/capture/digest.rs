@@ -131,7 +131,11 @@ fn into_mix(digests: Vec<Digest>, keep: Keep) -> Mix {
             continue;
         }
         let mut by_template: BTreeMap<String, Vec<Vec<template::Literal>>> = BTreeMap::new();
-        if digest.samples.first().is_some_and(|sample| !mix::replayed(sample)) {
+        if digest
+            .samples
+            .first()
+            .is_some_and(|sample| !mix::replayed(sample))
+        {
             mix.skipped
                 .entry(mix::NOT_REPLAYED.into())
                 .and_modify(|n| *n += digest.count)
