@@ -108,18 +108,14 @@ fn parse_slow(text: &str) -> Result<Vec<Logged>, ParseError> {
     let lines: Vec<&str> = text.lines().collect();
     let flush =
         |body: &mut Vec<&str>, connection: Option<u64>, at: usize, out: &mut Vec<Logged>| {
-            let Some(connection) = connection else {
-                return Ok(());
-            };
-            for text in split_slow_body(body) {
-                out.push(Logged {
+            if let Some(connection) = connection {
+                out.extend(split_slow_body(body).map(|text| Logged {
                     connection,
                     text,
                     line: at,
-                });
+                }));
             }
             body.clear();
-            Ok::<(), ParseError>(())
         };
     for (index, line) in lines.iter().enumerate() {
         let number = index + 1;
@@ -133,7 +129,7 @@ fn parse_slow(text: &str) -> Result<Vec<Logged>, ParseError> {
         }
         if let Some(header) = line.strip_prefix("# ") {
             if !in_header {
-                flush(&mut body, connection, body_line, &mut statements)?;
+                flush(&mut body, connection, body_line, &mut statements);
                 in_header = true;
             }
             if let Some(id) = thread_id(header) {
@@ -161,7 +157,7 @@ fn parse_slow(text: &str) -> Result<Vec<Logged>, ParseError> {
                 .to_string(),
         ));
     }
-    flush(&mut body, connection, body_line, &mut statements)?;
+    flush(&mut body, connection, body_line, &mut statements);
     Ok(statements)
 }
 
@@ -189,7 +185,7 @@ fn thread_id(header: &str) -> Option<Result<u64, String>> {
 /// The statement of one slow-log entry. The lines before it that set the session up
 /// for the log's reader (`use db;`, `SET timestamp=N;`, `SET insert_id=N;`) are the
 /// log's own bookkeeping; an entry with nothing else has no statement.
-fn split_slow_body(body: &[&str]) -> Vec<String> {
+fn split_slow_body(body: &[&str]) -> Option<String> {
     let is_bookkeeping = |line: &&&str| {
         let lower = line.trim().to_ascii_lowercase();
         lower.ends_with(';')
@@ -206,11 +202,7 @@ fn split_slow_body(body: &[&str]) -> Vec<String> {
     let joined = lines.join("\n");
     let statement = joined.trim();
     let statement = statement.strip_suffix(';').unwrap_or(statement).trim_end();
-    if statement.is_empty() {
-        Vec::new()
-    } else {
-        vec![statement.to_string()]
-    }
+    (!statement.is_empty()).then(|| statement.to_string())
 }
 
 /// A general-log line that starts a command: (connection, command, argument).
