@@ -73,6 +73,8 @@ pub(crate) enum Command {
     Cleanup(CleanupArgs),
     /// Turn a slow log, a general log or a server's digest table into a --workload-file.
     Capture(CaptureArgs),
+    /// Join the results files of a run's segments (--segment I/N) into one run.
+    Merge(MergeArgs),
 }
 
 /// `abtest capture slow.log -o captured.toml`.
@@ -232,6 +234,10 @@ pub(crate) struct RunArgs {
     /// Analysis settings.
     #[command(flatten)]
     pub(crate) analysis: AnalysisArgs,
+
+    /// One segment of a run split over several client hosts.
+    #[command(flatten)]
+    pub(crate) segment: SegmentArgs,
 
     /// Write the results as JSON, rewritten after every round.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
@@ -591,6 +597,49 @@ pub(crate) struct ScheduleArgs {
     /// Looks of a run with --until, spread over the budget's rounds.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=20), help_heading = "Schedule")]
     pub(crate) looks: u32,
+}
+
+/// A run split over several client processes (`--segment I/N`), joined by `abtest merge`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct SegmentArgs {
+    /// Run segment I of N: its share of every level's threads (and of --rate), on the
+    /// wall-clock schedule that --start-at and the plan give. External servers only.
+    #[arg(long, value_name = "I/N", value_parser = crate::segment::parse_index, help_heading = "Segments")]
+    pub(crate) segment: Option<(u32, u32)>,
+
+    /// When the first round of every segment starts (RFC 3339, such as
+    /// 2026-12-01T10:00:00Z); needed with more than one segment.
+    #[arg(
+        long,
+        value_name = "TIME",
+        requires = "segment",
+        help_heading = "Segments"
+    )]
+    pub(crate) start_at: Option<String>,
+
+    /// Idle time after every round that absorbs clock skew between the hosts.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, requires = "segment", help_heading = "Segments")]
+    pub(crate) guard_gap: Option<Duration>,
+}
+
+/// `abtest merge seg-1.json seg-2.json ...`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct MergeArgs {
+    /// The results files of every segment of one run, each once.
+    #[arg(value_name = "SEGMENT.json", required = true)]
+    pub(crate) files: Vec<PathBuf>,
+
+    /// Write the merged results here (a results file like a single run's).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<PathBuf>,
+
+    /// Write a Markdown report of the merged run.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) markdown: Option<PathBuf>,
+
+    /// Write an HTML report of the merged run.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<PathBuf>,
 }
 
 /// Parses a duration such as `30s`, `2m` or `1h 30m`.

@@ -16,6 +16,9 @@ pub(crate) struct HostFacts {
     pub(crate) kernel: String,
     /// abtest version.
     pub(crate) abtest_version: String,
+    /// The host's name (empty in files older than the field).
+    #[serde(default)]
+    pub(crate) hostname: String,
 }
 
 impl HostFacts {
@@ -45,6 +48,9 @@ impl HostFacts {
                 .map(|s| s.trim().to_string())
                 .unwrap_or_default(),
             abtest_version: env!("CARGO_PKG_VERSION").to_string(),
+            hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|s| s.trim().to_string())
+                .unwrap_or_default(),
         }
     }
 

@@ -27,6 +27,7 @@ pub mod roundcsv;
 mod runner;
 mod schedule;
 mod secret;
+mod segment;
 mod serde_secs;
 pub mod server;
 mod stats;
@@ -67,6 +68,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::ImportSysbenchLog(args)) => commands::import_log::execute(args),
         Some(Command::Cleanup(args)) => commands::cleanup::execute(args),
         Some(Command::Capture(args)) => commands::capture::execute(args),
+        Some(Command::Merge(args)) => commands::merge::execute(args),
     };
     match outcome {
         Ok(code) => code,

@@ -19,6 +19,16 @@ pub(crate) fn load(path: &std::path::Path) -> anyhow::Result<(Plan, ResultsFile)
             path.display()
         )));
     }
+    if let Some(segment) = &previous.plan.segment {
+        return Err(UsageError::err(format!(
+            "--resume: {} is segment {}/{} of a split run, whose rounds keep to a wall-clock \
+             schedule that has passed; merge the segments' completed rounds with `abtest merge`, \
+             or start every segment again",
+            path.display(),
+            segment.index,
+            segment.count
+        )));
+    }
     let mut plan = previous.plan.clone();
     let mut warnings = Vec::new();
     let sides = [Side::Baseline, Side::Variant]

@@ -39,6 +39,12 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
     for warning in &results.analysis_warnings {
         eprintln!("abtest: warning: {warning}");
     }
+    if let Some(segment) = plan.segment.as_ref().filter(|s| s.is_split()) {
+        eprintln!(
+            "abtest: segment {}/{} finished its rounds; join all {} results files with `abtest merge`",
+            segment.index, segment.count, segment.count
+        );
+    }
     outcome?;
     Ok(results.verdict.map_or(exit::SUCCESS, |v| v.exit_code()))
 }

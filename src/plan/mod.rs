@@ -17,6 +17,7 @@ use crate::placement::{CpuList, Placement};
 use crate::profile::{Hooks, Side};
 use crate::schedule::{Connections, Schedule};
 use crate::secret::Secret;
+use crate::segment::Segment;
 use crate::server::OnServerLoss;
 use crate::server::defaults_file::DefaultsFile;
 use crate::stats::sequential::{Design, Until};
@@ -25,6 +26,7 @@ use crate::workload::WorkloadSpec;
 
 pub(crate) mod args;
 mod side;
+mod split;
 
 pub(crate) use side::resolve_side;
 
@@ -51,6 +53,9 @@ pub(crate) struct Plan {
     /// A run with --until: its looks and its stopping rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) sequential: Option<Sequential>,
+    /// This process's part of a run split over several client hosts (`--segment`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) segment: Option<Segment>,
     /// The command line that reproduces this run (never holds a secret).
     pub(crate) command_line: String,
     /// Problems worth a warning that do not stop the run.
@@ -289,7 +294,7 @@ impl Plan {
         }
         let sequential = args::budget(&cli.schedule, &mut schedule, &analysis)?;
         check_captured_writes(&workload, &sides, cli.workload.allow_writes)?;
-        Ok(Plan {
+        let plan = Plan {
             sides,
             workload,
             schedule,
@@ -304,9 +309,12 @@ impl Plan {
                 html: cli.html.clone(),
                 csv: cli.csv.clone(),
             },
+            segment: split::segment(&cli.segment)?,
             command_line,
             warnings,
-        })
+        };
+        split::check(&plan, cli.schedule.seed.is_some())?;
+        Ok(plan)
     }
 
     /// The plan of one side.
@@ -376,6 +384,17 @@ impl Plan {
             .collect();
         if !placement.is_empty() {
             out.push_str(&format!("cpus      {}\n", placement.join(", ")));
+        }
+        if let Some(segment) = &self.segment {
+            let shares: Vec<u32> = s.levels.iter().map(|&l| segment.share(l).count).collect();
+            out.push_str(&format!(
+                "segment   {} of {}: threads {shares:?} of {:?}; first round at {}, guard gap {} after every round\n",
+                segment.index,
+                segment.count,
+                s.levels,
+                segment.start_at.as_deref().unwrap_or("once ready"),
+                humantime::format_duration(segment.guard)
+            ));
         }
         let order: String = s
             .slots(self.seed)

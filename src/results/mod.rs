@@ -2,6 +2,7 @@
 //! comparisons. It is rewritten (temp file, then rename) after every round, so a crash
 //! or Ctrl-C never loses a finished round and never leaves a half-written file.
 
+pub(crate) mod merge;
 pub(crate) mod noise;
 
 use std::collections::BTreeMap;
@@ -52,6 +53,23 @@ pub(crate) struct LatencyMs {
     pub(crate) p99: f64,
     /// Maximum.
     pub(crate) max: f64,
+}
+
+impl LatencyMs {
+    /// The summary of a latency histogram in µs.
+    pub(crate) fn of(histogram: &hdrhistogram::Histogram<u64>) -> LatencyMs {
+        if histogram.is_empty() {
+            return LatencyMs::default();
+        }
+        let ms = |micros: u64| micros as f64 / 1000.0;
+        LatencyMs {
+            mean: histogram.mean() / 1000.0,
+            p50: ms(histogram.value_at_quantile(0.50)),
+            p95: ms(histogram.value_at_quantile(0.95)),
+            p99: ms(histogram.value_at_quantile(0.99)),
+            max: ms(histogram.max()),
+        }
+    }
 }
 
 /// How an open-loop round kept up with its arrival rate.
@@ -157,6 +175,10 @@ pub(crate) struct RoundRecord {
     /// Open-loop figures, when `--rate` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) open_loop: Option<OpenLoop>,
+    /// A segment's measured start-time offset: how much later than its wall-clock
+    /// window the measured period began, in ms (`--segment`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) start_offset_ms: Option<f64>,
     /// The merged latency histogram (µs), HdrHistogram V2 deflate, base64.
     pub(crate) histogram: String,
 }
@@ -274,6 +296,24 @@ pub(crate) struct ResultsFile {
     /// the seed, so a first-started server's advantage cannot favour one side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) started_first: Option<Side>,
+    /// The segments a merged run was joined from (`abtest merge`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) segments: Vec<SegmentSource>,
+}
+
+/// One segment of a merged run: where its results came from and how it kept time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SegmentSource {
+    /// 1-based segment index.
+    pub(crate) index: u32,
+    /// Its results file, as given to `abtest merge`.
+    pub(crate) file: String,
+    /// The client host that ran it.
+    pub(crate) host: String,
+    /// Transactions it completed in the merged rounds.
+    pub(crate) transactions: u64,
+    /// The largest start-time offset of its measured periods, in ms.
+    pub(crate) max_start_offset_ms: f64,
 }
 
 /// One look of a run with `--until`: where it was taken and what it saw.

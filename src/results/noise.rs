@@ -216,6 +216,7 @@ mod tests {
             other_server_cpu_pct: idle,
             switch_ms: None,
             connections_opened: None,
+            start_offset_ms: None,
             open_loop: None,
             histogram: String::new(),
         }

@@ -19,6 +19,7 @@ use crate::profile::Side;
 use crate::results::RoundRecord;
 use crate::schedule::Connections;
 use crate::schedule::Slot;
+use crate::segment::{Segment, ThreadShare, Window};
 use crate::server::probe::ServerProbe;
 use crate::target::Target;
 use crate::workload::random::UniqueSequence;
@@ -109,17 +110,62 @@ pub(crate) struct Servers<'a> {
     pub(crate) unique: Arc<UniqueSequence>,
     /// Each side's sessions from its last round (`--connections persistent`).
     kept: [KeptSessions; 2],
+    /// A segment's wall-clock window of every slot, by position.
+    windows: Option<Vec<Window>>,
 }
 
 impl<'a> Servers<'a> {
     /// The servers of `targets`, with the run's id sequence.
     pub(crate) fn new(plan: &'a Plan, targets: &'a mut [Target; 2]) -> Servers<'a> {
+        let segment = plan.segment.as_ref();
+        let skip = segment.map_or(0, Segment::unique_offset);
+        let persistent = plan.client.connections == Connections::Persistent;
+        let slots = plan.schedule.slots(plan.seed);
         Servers {
             plan,
             targets,
-            unique: Arc::new(UniqueSequence::new(plan.seed)),
+            unique: Arc::new(UniqueSequence::skipping(plan.seed, skip)),
             kept: Default::default(),
+            // The start time was checked when the plan was made.
+            windows: segment.and_then(|s| {
+                s.windows(
+                    &plan.schedule,
+                    &slots,
+                    persistent,
+                    std::time::SystemTime::now(),
+                )
+                .ok()
+            }),
         }
+    }
+
+    /// This process's threads and arrival rate at `slot`'s level.
+    fn share_of(&self, slot: Slot) -> (ThreadShare, Option<f64>) {
+        match &self.plan.segment {
+            Some(segment) => (
+                segment.share(slot.threads),
+                self.plan
+                    .client
+                    .rate
+                    .map(|r| segment.rate_share(r, slot.threads)),
+            ),
+            None => (ThreadShare::whole(slot.threads), self.plan.client.rate),
+        }
+    }
+
+    /// A segment's slot waits for its window; the measured period starts at the
+    /// window's, whenever the connections are ready.
+    fn wait_for_window(&self, slot: Slot) -> Option<std::time::SystemTime> {
+        let window = self.windows.as_ref()?.get(slot.position as usize)?;
+        while !interrupt::requested() {
+            match window.start.duration_since(std::time::SystemTime::now()) {
+                Ok(left) if !left.is_zero() => {
+                    std::thread::sleep(left.min(std::time::Duration::from_millis(20)));
+                }
+                _ => break,
+            }
+        }
+        Some(window.measure)
     }
 
     /// Whether sessions are kept from round to round (the plan turns this off when a
@@ -151,9 +197,14 @@ impl Backend for Servers<'_> {
         }
         let kept = self.kept[slot.side as usize].take(slot.threads);
         let rewarm = !kept.is_empty() && kept.iter().all(Option::is_some);
+        let (share, rate) = self.share_of(slot);
+        let measure_at = self.wait_for_window(slot);
         let target = &self.targets[slot.side as usize];
         let spec = RoundSpec {
             slot,
+            share,
+            rate,
+            measure_at,
             connect: &target.client,
             workload: &plan.workload,
             client: &plan.client,

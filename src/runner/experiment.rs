@@ -5,6 +5,7 @@ use anyhow::{Context, bail};
 
 use super::backend::{Backend, HookPoint, Servers};
 use super::hooks;
+use super::segments;
 use crate::answers::ResultCheck;
 use crate::exit::Interrupted;
 use crate::host::HostFacts;
@@ -59,6 +60,7 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
         stopped: None,
         noise: None,
         started_first: None,
+        segments: Vec::new(),
         result_check: None,
     }
 }
@@ -84,6 +86,7 @@ pub(super) fn resumed(mut previous: ResultsFile) -> ResultsFile {
 }
 
 fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> anyhow::Result<()> {
+    segments::check_not_late(plan)?;
     let mut targets = open_targets(plan)?;
     if targets.iter().all(|t| t.server.is_some()) {
         results.started_first = Some(first_started(plan.seed));
@@ -102,7 +105,9 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> a
         .collect();
     let rounds = prepare_and_run(plan, &mut targets, results);
     let mut teardown = Vec::new();
-    for ((target, side), snapshot) in targets.iter().zip(&plan.sides).zip(&snapshots) {
+    let leads = segments::leads(plan);
+    let sides = targets.iter().zip(&plan.sides).zip(&snapshots);
+    for ((target, side), snapshot) in sides.filter(|_| leads) {
         teardown.extend(hooks::teardown(
             &target.admin,
             target.side,
@@ -265,15 +270,21 @@ fn prepare_and_run(
     targets: &mut [Target; 2],
     results: &mut ResultsFile,
 ) -> anyhow::Result<()> {
-    prepare_data(plan, targets)?;
+    let leads = segments::leads(plan);
+    if leads {
+        prepare_data(plan, targets)?;
+    } else {
+        segments::wait_for_data(plan, targets)?;
+    }
     let mut servers = Servers::new(plan, targets);
-    for side in Side::BOTH {
+    for side in Side::BOTH.into_iter().filter(|_| leads) {
         servers.hooks(side, HookPoint::Setup)?;
     }
-    if plan.client.check_results > 0 && results.result_check.is_none() {
+    if leads && plan.client.check_results > 0 && results.result_check.is_none() {
         results.result_check = Some(check_results(plan, servers.targets)?);
         save(plan, results)?;
     }
+    segments::check_not_late(plan)?;
     super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r))
 }
 
@@ -316,7 +327,10 @@ fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) 
     if let Err(e) = outcome {
         results.error = Some(format!("{e:#}"));
     }
-    results.analyze(&super::looks::final_analysis(plan, results));
+    // A segment's rounds hold only its share of the load: the verdict is the merge's.
+    if !plan.segment.as_ref().is_some_and(|s| s.is_split()) {
+        results.analyze(&super::looks::final_analysis(plan, results));
+    }
     if let Err(e) = report::files::write_final(&plan.outputs, results) {
         eprintln!("abtest: error: could not save the results: {e:#}");
     }

@@ -11,4 +11,5 @@ pub(crate) mod looks;
 pub(crate) mod progress;
 pub(crate) mod round;
 pub(crate) mod round_loop;
+pub(crate) mod segments;
 pub(crate) mod worker;

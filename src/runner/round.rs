@@ -10,8 +10,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use hdrhistogram::Histogram;
-
 use super::arrivals::Arrivals;
 use super::control::{MEASURE, RoundControl, STOP, WARMUP};
 use super::progress::{self, IntervalReporter, Progress};
@@ -23,6 +21,7 @@ use crate::host_load::{self, CpuTicks};
 use crate::plan::ClientOptions;
 use crate::results::{HostLoad, LatencyMs, OpenLoop, RoundRecord, RoundStatus};
 use crate::schedule::Slot;
+use crate::segment::ThreadShare;
 use crate::server::probe::ServerProbe;
 use crate::thread_policy;
 use crate::workload::WorkloadSpec;
@@ -40,6 +39,14 @@ const WORKER_STACK: usize = 512 * 1024;
 pub(crate) struct RoundSpec<'a> {
     /// Where the round belongs in the schedule.
     pub(crate) slot: Slot,
+    /// The threads of the level this process runs (all of them unless the run is split
+    /// into segments).
+    pub(crate) share: ThreadShare,
+    /// This process's arrival rate (events per second), if open-loop.
+    pub(crate) rate: Option<f64>,
+    /// When the measured period starts on the wall clock (a segment's schedule); without
+    /// it, `warmup` after every connection is ready.
+    pub(crate) measure_at: Option<SystemTime>,
     /// How workers connect.
     pub(crate) connect: &'a ConnectSpec,
     /// The workload.
@@ -69,31 +76,33 @@ pub(crate) fn run_round(
     probe: &mut ServerProbe,
     kept: Vec<Option<Session>>,
 ) -> (RoundRecord, Vec<Option<Session>>) {
-    let threads = spec.slot.threads as usize;
+    let threads = spec.share.count as usize;
     let switch_started = Instant::now();
     let opened = kept.iter().filter(|s| s.is_none()).count() as u32
         + threads.saturating_sub(kept.len()) as u32;
     let mut kept = kept.into_iter();
     let control = RoundControl::new(threads, spec.client.report_interval.is_some());
     let arrivals = spec
-        .client
         .rate
         .map(|rate| Arrivals::new(rate, spec.seed ^ 0xa5a5));
     let mut timing = Timing::default();
     let finished: Vec<(WorkerStats, Option<Session>)> = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for id in 0..threads {
+            // Level-wide: segments of a split run hold disjoint ids of the same level.
+            let thread = spec.share.first + id as u32;
             let setup = WorkerSetup {
+                id,
                 connect: spec.connect,
                 workload: spec.workload,
                 context: SessionContext {
-                    thread: id as u32,
-                    threads: threads as u32,
+                    thread,
+                    threads: spec.slot.threads,
                     unique: Arc::clone(&spec.unique),
                 },
                 seed: spec
                     .seed
-                    .wrapping_add((id as u64).wrapping_mul(0x9E37_79B9)),
+                    .wrapping_add(u64::from(thread).wrapping_mul(0x9E37_79B9)),
                 ignore: &spec.client.ignore_errors,
                 arrivals: arrivals.as_ref(),
             };
@@ -187,13 +196,11 @@ fn coordinate(
     spec.progress.start_round();
     control.set_phase(WARMUP);
     let mut live = |_: Instant| spec.progress.tick(&spec.label, control);
-    if !wait_until(
-        Instant::now() + spec.warmup,
-        interrupt,
-        control,
-        &mut reporter,
-        &mut live,
-    ) {
+    let warmed_up = match spec.measure_at {
+        Some(at) => Instant::now() + at.duration_since(SystemTime::now()).unwrap_or_default(),
+        None => Instant::now() + spec.warmup,
+    };
+    if !wait_until(warmed_up, interrupt, control, &mut reporter, &mut live) {
         probe.start();
         timing.started_at = Some(SystemTime::now());
         let own_cpu = || cpu::process_cpu(std::process::id());
@@ -312,9 +319,9 @@ fn build_record(
         reconnects,
         tps: per_second(events),
         qps: per_second(queries.total()),
-        latency_ms: latency_summary(&histogram),
+        latency_ms: LatencyMs::of(&histogram),
         latency_saturated: saturated,
-        open_loop: spec.client.rate.map(|rate| OpenLoop {
+        open_loop: spec.rate.map(|rate| OpenLoop {
             rate,
             late_events: late,
             max_lag_ms: max_lag.as_secs_f64() * 1000.0,
@@ -327,7 +334,19 @@ fn build_record(
         other_server_cpu_pct: None,
         switch_ms: timing.switch.map(|d| d.as_secs_f64() * 1000.0),
         connections_opened: None,
+        start_offset_ms: spec
+            .measure_at
+            .zip(timing.started_at)
+            .map(|(planned, actual)| offset_ms(planned, actual)),
         server: None,
+    }
+}
+
+/// How much later than `planned` `actual` came, in ms (negative when earlier).
+fn offset_ms(planned: SystemTime, actual: SystemTime) -> f64 {
+    match actual.duration_since(planned) {
+        Ok(late) => late.as_secs_f64() * 1000.0,
+        Err(early) => -early.duration().as_secs_f64() * 1000.0,
     }
 }
 
@@ -364,20 +383,6 @@ fn round_status(
         (RoundStatus::Failed, Some(format!("{what}: {failure}")))
     } else {
         (RoundStatus::Completed, None)
-    }
-}
-
-fn latency_summary(histogram: &Histogram<u64>) -> LatencyMs {
-    if histogram.is_empty() {
-        return LatencyMs::default();
-    }
-    let ms = |micros: u64| micros as f64 / 1000.0;
-    LatencyMs {
-        mean: histogram.mean() / 1000.0,
-        p50: ms(histogram.value_at_quantile(0.50)),
-        p95: ms(histogram.value_at_quantile(0.95)),
-        p99: ms(histogram.value_at_quantile(0.99)),
-        max: ms(histogram.max()),
     }
 }
 

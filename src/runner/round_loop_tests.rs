@@ -137,6 +137,7 @@ fn record(slot: Slot, status: RoundStatus, reason: Option<&str>) -> RoundRecord 
         other_server_cpu_pct: None,
         switch_ms: None,
         connections_opened: None,
+        start_offset_ms: None,
         server: None,
         open_loop: None,
         histogram: String::new(),
@@ -193,6 +194,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
         outputs: Outputs::default(),
         allow_foreign_tables: false,
         sequential: None,
+        segment: None,
         command_line: String::new(),
         warnings: Vec::new(),
     }

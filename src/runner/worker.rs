@@ -84,7 +84,9 @@ pub(crate) struct WorkerSetup<'a> {
     pub(crate) connect: &'a ConnectSpec,
     /// What to run.
     pub(crate) workload: &'a WorkloadSpec,
-    /// This connection's place in the round.
+    /// This worker's index among this process's workers of the round.
+    pub(crate) id: usize,
+    /// This connection's place in the round (level-wide when the run is split).
     pub(crate) context: SessionContext,
     /// Seed of this worker's random generator.
     pub(crate) seed: u64,
@@ -117,7 +119,7 @@ pub(crate) fn run(
     kept: Option<Session>,
 ) -> (WorkerStats, Option<Session>) {
     let mut stats = WorkerStats::new();
-    let live = &control.live[setup.context.thread as usize];
+    let live = &control.live[setup.id];
     let opened = match kept {
         Some(session) => Ok(session),
         None => {

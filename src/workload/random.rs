@@ -266,6 +266,14 @@ impl UniqueSequence {
         }
     }
 
+    /// The sequence of `seed` from its `skip`-th value on: processes that share a seed
+    /// and skip to disjoint ranges never draw the same value.
+    pub(crate) fn skipping(seed: u64, skip: u32) -> UniqueSequence {
+        let sequence = UniqueSequence::new(seed);
+        sequence.index.fetch_add(skip, Ordering::Relaxed);
+        sequence
+    }
+
     /// The next value; never repeats within 2³² draws.
     pub(crate) fn next(&self) -> u32 {
         let index = self.index.fetch_add(1, Ordering::Relaxed);
@@ -402,8 +410,10 @@ mod tests {
     fn unique_sequence_does_not_repeat() {
         let seq = UniqueSequence::new(5);
         let mut seen: Vec<u32> = (0..10_000).map(|_| seq.next()).collect();
+        let later = UniqueSequence::skipping(5, 1 << 31);
+        seen.extend((0..10_000).map(|_| later.next()));
         seen.sort_unstable();
         seen.dedup();
-        assert_eq!(seen.len(), 10_000);
+        assert_eq!(seen.len(), 20_000);
     }
 }

@@ -177,6 +177,31 @@ pub(crate) fn prepare(
     Ok(to_load.len() as u32)
 }
 
+/// The first sbtest table that is not prepared as the workload expects (missing, or not
+/// yet filled), or none when all are: what a segment waits for while segment 1 prepares.
+pub(crate) fn first_unprepared(
+    connect: &ConnectSpec,
+    spec: &WorkloadSpec,
+    max_threads: u32,
+) -> anyhow::Result<Option<String>> {
+    if !spec.uses_sbtest() {
+        return Ok(None);
+    }
+    let mut conn = connect
+        .connect()
+        .context("connecting to look for the prepared sbtest tables")?;
+    for table in 1..=table_count(spec, max_threads) {
+        match inspect(&mut conn, table, spec)? {
+            TableState::Matches => {}
+            TableState::Missing => return Ok(Some(format!("sbtest{table} does not exist yet"))),
+            TableState::Differs { reason, .. } => {
+                return Ok(Some(format!("sbtest{table} is not ready ({reason})")));
+            }
+        }
+    }
+    Ok(None)
+}
+
 fn needs_load(table: u32, state: &TableState, mode: PrepareMode) -> anyhow::Result<bool> {
     match (state, mode) {
         (TableState::Missing, PrepareMode::Never) => {

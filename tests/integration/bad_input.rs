@@ -604,3 +604,56 @@ fn a_cpu_placement_that_cannot_be_applied_is_refused() {
         assert!(stderr.contains(message), "--cpus {cpus}: {stderr}");
     }
 }
+
+#[test]
+fn a_segment_that_could_not_agree_with_the_others_is_refused() {
+    let sandbox = Sandbox::new();
+    let external = sandbox
+        .write(
+            "external.toml",
+            "[connection]\nhost = \"127.0.0.1\"\nport = 3306\nuser = \"bench\"\ndatabase = \"sbtest\"\n",
+        )
+        .display()
+        .to_string();
+    let json = sandbox.path("segment.json").display().to_string();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--baseline", &external, "--variant", &external, "--dry-run"];
+        args.extend(extra);
+        refuse(&sandbox, &args)
+    };
+    let at = ["--start-at", "2026-12-01T10:00:00Z"];
+    let split = [
+        &["--segment", "2/3", "--seed", "1", "--json", &json][..],
+        &at,
+    ]
+    .concat();
+    let managed = refuse(
+        &sandbox,
+        &[
+            &[
+                "--baseline",
+                "profiles/mariadb.toml",
+                "--variant",
+                &external,
+                "--dry-run",
+            ][..],
+            &split,
+        ]
+        .concat(),
+    );
+    assert!(managed.contains("managed [server]"), "{managed}");
+    let no_start = run(&["--segment", "2/3", "--seed", "1", "--json", &json]);
+    assert!(no_start.contains("--start-at"), "{no_start}");
+    let no_seed = run(&[&["--segment", "2/3", "--json", &json][..], &at].concat());
+    assert!(no_seed.contains("the same --seed"), "{no_seed}");
+    let no_json = run(&[&["--segment", "2/3", "--seed", "1"][..], &at].concat());
+    assert!(no_json.contains("--json"), "{no_json}");
+    let until = run(&[&split[..], &["--max-time", "5m", "--until", "decided"]].concat());
+    assert!(until.contains("--until"), "{until}");
+    let few = run(&[&split[..], &["--threads", "2"]].concat());
+    assert!(few.contains("--threads 2 cannot be split"), "{few}");
+    let bad_index = run(&["--segment", "4/3"]);
+    assert!(bad_index.contains("from 1 to the number"), "{bad_index}");
+    let bad_time = run(&["--segment", "1/3", "--seed", "1", "--start-at", "tomorrow"]);
+    assert!(bad_time.contains("2026-12-01T10:00:00Z"), "{bad_time}");
+}

@@ -18,6 +18,7 @@ mod reports;
 mod safety;
 mod secrets;
 mod security;
+mod segments;
 mod support;
 mod sweep;
 mod sysbench_bridge;

@@ -1,0 +1,53 @@
+//! `abtest merge SEG.json...`: the segments of a split run joined into one results file,
+//! analysed and reported like a single run; the exit code follows the verdict.
+
+use crate::cli::MergeArgs;
+use crate::exit::{self, UsageError};
+use crate::plan::Outputs;
+use crate::report::{self, ReportView};
+use crate::results::{self, merge::SegmentFile};
+
+/// Merges, analyses, writes the outputs and prints the table.
+pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
+    let outputs = Outputs {
+        json: args.json.clone(),
+        markdown: args.markdown.clone(),
+        html: args.html.clone(),
+        csv: None,
+    };
+    for path in outputs.paths() {
+        results::check_writable(path)?;
+    }
+    let files = args
+        .files
+        .iter()
+        .map(|path| {
+            let results =
+                results::load(path).map_err(|e| UsageError::err(format!("merge: {e:#}")))?;
+            Ok(SegmentFile {
+                file: path.display().to_string(),
+                results,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut merged =
+        results::merge::merge(files).map_err(|why| UsageError::err(format!("merge: {why}")))?;
+    merged.plan.outputs = outputs;
+    let options = merged.plan.analysis.clone();
+    merged.analyze(&options);
+    report::files::write_final(&merged.plan.outputs, &merged)?;
+    eprintln!(
+        "abtest: merged {} segment(s), {} round(s), {} transactions",
+        merged.segments.len(),
+        merged.rounds.len(),
+        merged.segments.iter().map(|s| s.transactions).sum::<u64>()
+    );
+    print!(
+        "{}",
+        report::table::render(&ReportView::of_results(&merged))
+    );
+    for warning in &merged.analysis_warnings {
+        eprintln!("abtest: warning: {warning}");
+    }
+    Ok(merged.verdict.map_or(exit::SUCCESS, |v| v.exit_code()))
+}

@@ -1,0 +1,354 @@
+//! A run split into segments (`--segment I/N --start-at`), each a separate abtest process
+//! against the same two real servers, and `abtest merge`: the merged counts, histograms
+//! and analysis equal what the segments recorded, computed by hand here; sets that do not
+//! belong together are refused; and one segment of one is a plain run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::time::{Duration, Instant, SystemTime};
+
+use base64::Engine as _;
+use hdrhistogram::serialization::Deserializer;
+use serde_json::Value;
+
+use crate::support::{Sandbox, assert_valid_results, server_lock, start_server, text};
+
+const SEGMENTS: u32 = 3;
+
+/// The run every segment shares: 6 threads, so 2 per segment.
+fn shared_args(profiles: &[String; 2]) -> Vec<&str> {
+    vec![
+        "--baseline",
+        &profiles[0],
+        "--variant",
+        &profiles[1],
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "6",
+        "--rounds",
+        "3",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "500ms",
+        "--rewarm",
+        "300ms",
+        "--table-size",
+        "1000",
+        "--seed",
+        "42",
+    ]
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn write(path: &Path, value: &Value) {
+    std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+}
+
+/// Latency counts by value of an encoded histogram.
+fn counts(encoded: &str) -> BTreeMap<u64, u64> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .unwrap();
+    let histogram: hdrhistogram::Histogram<u64> = Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .unwrap();
+    histogram
+        .iter_recorded()
+        .map(|v| (v.value_iterated_to(), v.count_at_value()))
+        .collect()
+}
+
+fn wait(child: &mut Child, log: &Path, limit: Duration) -> Option<i32> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!(
+                "a segment did not finish within {limit:?}: {}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn merge(sandbox: &Sandbox, files: &[&PathBuf], extra: &[&str]) -> (Option<i32>, String) {
+    let mut args: Vec<&str> = vec!["merge"];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    args.extend(extra);
+    let output = sandbox.run(&args);
+    let (stdout, stderr) = text(&output);
+    (output.status.code(), stdout + &stderr)
+}
+
+#[test]
+fn three_segments_merge_into_one_run_and_odd_sets_are_refused() {
+    let _lock = server_lock();
+    let servers = [(); 2].map(|_| start_server(&Default::default(), 8));
+    let sandbox = Sandbox::new();
+    let profiles =
+        [0, 1].map(|i| servers[i].socket_profile(&sandbox, &format!("side-{i}.toml"), ""));
+    let start_at =
+        humantime::format_rfc3339_seconds(SystemTime::now() + Duration::from_secs(10)).to_string();
+    let files: Vec<PathBuf> = (1..=SEGMENTS)
+        .map(|i| sandbox.path(&format!("segment-{i}.json")))
+        .collect();
+    let mut children: Vec<(Child, PathBuf)> = (1..=SEGMENTS)
+        .map(|i| {
+            let log = sandbox.path(&format!("segment-{i}.log"));
+            let segment = format!("{i}/{SEGMENTS}");
+            let child = sandbox
+                .abtest()
+                .args(shared_args(&profiles))
+                .args(["--segment", &segment, "--start-at", &start_at])
+                .arg("--json")
+                .arg(&files[i as usize - 1])
+                .stderr(std::fs::File::create(&log).unwrap())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            (child, log)
+        })
+        .collect();
+    for (child, log) in &mut children {
+        let code = wait(child, log, Duration::from_secs(120));
+        let output = std::fs::read_to_string(&*log).unwrap();
+        assert_eq!(code, Some(0), "{output}");
+        assert!(output.contains("abtest merge"), "{output}");
+    }
+    let segments: Vec<Value> = files.iter().map(|f| read(f)).collect();
+    for (i, segment) in segments.iter().enumerate() {
+        assert_valid_results(segment);
+        assert_eq!(segment["plan"]["segment"]["index"], i as u64 + 1);
+        assert_eq!(segment["rounds"].as_array().unwrap().len(), 6);
+        assert!(
+            segment["verdict"].is_null(),
+            "a segment's own verdict would be partial"
+        );
+        assert!(segment["rounds"][0]["start_offset_ms"].is_number());
+    }
+
+    let merged_path = sandbox.path("merged.json");
+    let all: Vec<&PathBuf> = files.iter().collect();
+    let (code, output) = merge(&sandbox, &all, &["--json", merged_path.to_str().unwrap()]);
+    assert!(matches!(code, Some(0 | 3 | 4)), "{output}");
+    let merged = read(&merged_path);
+    assert_valid_results(&merged);
+    assert!(merged["plan"]["segment"].is_null());
+    let rounds = merged["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 6);
+    let mut tps_by_side: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (n, round) in rounds.iter().enumerate() {
+        let parts: Vec<&Value> = segments.iter().map(|s| &s["rounds"][n]).collect();
+        assert!(parts.iter().all(|p| p["position"] == round["position"]));
+        let sum = |key: &str| parts.iter().map(|p| p[key].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(round["transactions"].as_u64().unwrap(), sum("transactions"));
+        assert_eq!(round["threads"], 6);
+        let tps: f64 = parts.iter().map(|p| p["tps"].as_f64().unwrap()).sum();
+        assert!((round["tps"].as_f64().unwrap() - tps).abs() < 1e-6);
+        // The merged histogram is every latency the segments recorded, nothing else.
+        let mut expected: BTreeMap<u64, u64> = BTreeMap::new();
+        for part in &parts {
+            for (value, count) in counts(part["histogram"].as_str().unwrap()) {
+                *expected.entry(value).or_default() += count;
+            }
+        }
+        let merged_counts = counts(round["histogram"].as_str().unwrap());
+        assert_eq!(merged_counts, expected);
+        assert_eq!(merged_counts.values().sum::<u64>(), sum("transactions"));
+        tps_by_side
+            .entry(round["side"].as_str().unwrap().to_string())
+            .or_default()
+            .push(tps);
+    }
+    // The TPS change by hand: the variant's mean over the baseline's, from the sums.
+    let mean = |side: &str| {
+        let values = &tps_by_side[side];
+        values.iter().sum::<f64>() / values.len() as f64
+    };
+    let by_hand = 100.0 * (mean("variant") / mean("baseline") - 1.0);
+    let comparison = merged["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == "tps")
+        .unwrap();
+    assert!(
+        (comparison["change_pct"].as_f64().unwrap() - by_hand).abs() < 1e-9,
+        "{comparison} vs {by_hand}"
+    );
+    let sources = merged["segments"].as_array().unwrap();
+    assert_eq!(sources.len(), 3);
+    let total: u64 = rounds
+        .iter()
+        .map(|r| r["transactions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        sources
+            .iter()
+            .map(|s| s["transactions"].as_u64().unwrap())
+            .sum::<u64>(),
+        total
+    );
+    let report = sandbox.run(&[
+        "report",
+        merged_path.to_str().unwrap(),
+        "--format",
+        "markdown",
+    ]);
+    assert!(report.status.success(), "{:?}", text(&report));
+
+    refuses_odd_sets(&sandbox, &files);
+    late_start_is_refused(&sandbox, &profiles);
+    one_segment_of_one_is_a_plain_run(&sandbox, &profiles);
+}
+
+fn refuses_odd_sets(sandbox: &Sandbox, files: &[PathBuf]) {
+    let refused = |set: &[&PathBuf], needle: &str| {
+        let (code, output) = merge(sandbox, set, &[]);
+        assert_eq!(code, Some(2), "{output}");
+        assert!(output.contains(needle), "`{needle}` not in: {output}");
+    };
+    refused(&[&files[0], &files[1]], "segment 3/3 is missing");
+    refused(
+        &[&files[0], &files[1], &files[1], &files[2]],
+        "segment 2/3 is given twice",
+    );
+
+    let mut other_plan = read(&files[2]);
+    other_plan["plan"]["schedule"]["round_time"] = serde_json::json!(2.0);
+    let other_plan_file = sandbox.path("other-plan.json");
+    write(&other_plan_file, &other_plan);
+    refused(
+        &[&files[0], &files[1], &other_plan_file],
+        "the plans differ at plan.schedule.round_time",
+    );
+
+    let mut other_seed = read(&files[2]);
+    other_seed["plan"]["seed"] = serde_json::json!(43);
+    let other_seed_file = sandbox.path("other-seed.json");
+    write(&other_seed_file, &other_seed);
+    refused(&[&files[0], &files[1], &other_seed_file], "plan.seed");
+
+    let mut skewed = read(&files[1]);
+    let started = skewed["rounds"][2]["started_at"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let later = humantime::parse_rfc3339_weak(&started).unwrap() + Duration::from_secs(2);
+    skewed["rounds"][2]["started_at"] =
+        Value::String(humantime::format_rfc3339_millis(later).to_string());
+    let skewed_file = sandbox.path("skewed.json");
+    write(&skewed_file, &skewed);
+    refused(&[&files[0], &skewed_file, &files[2]], "segment 2 (");
+    let (_, output) = merge(sandbox, &[&files[0], &skewed_file, &files[2]], &[]);
+    assert!(output.contains("guard gap"), "{output}");
+}
+
+fn late_start_is_refused(sandbox: &Sandbox, profiles: &[String; 2]) {
+    let past =
+        humantime::format_rfc3339_seconds(SystemTime::now() - Duration::from_secs(60)).to_string();
+    let json = sandbox.path("late.json");
+    let output = sandbox.run(
+        &[
+            shared_args(profiles),
+            vec![
+                "--segment",
+                "2/3",
+                "--start-at",
+                &past,
+                "--json",
+                json.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("later --start-at"), "{stderr}");
+}
+
+/// Everything a results file holds, as key paths (array items folded).
+fn shape(value: &Value, path: &str, out: &mut std::collections::BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                let here = format!("{path}.{key}");
+                out.insert(here.clone());
+                shape(item, &here, out);
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|item| shape(item, &format!("{path}[]"), out)),
+        _ => {}
+    }
+}
+
+fn one_segment_of_one_is_a_plain_run(sandbox: &Sandbox, profiles: &[String; 2]) {
+    let run = |extra: &[&str], name: &str| {
+        let json = sandbox.path(name);
+        let output = sandbox.run(
+            &[
+                shared_args(profiles),
+                extra.to_vec(),
+                vec!["--json", json.to_str().unwrap()],
+            ]
+            .concat(),
+        );
+        let (stdout, stderr) = text(&output);
+        assert!(
+            matches!(output.status.code(), Some(0 | 3 | 4)),
+            "{stdout}{stderr}"
+        );
+        read(&json)
+    };
+    let plain = run(&[], "plain.json");
+    let single = run(&["--segment", "1/1"], "single.json");
+    let (mut a, mut b) = (Default::default(), Default::default());
+    shape(&plain, "", &mut a);
+    shape(&single, "", &mut b);
+    let only_single: Vec<&String> = b.difference(&a).collect();
+    let only_plain: Vec<&String> = a.difference(&b).collect();
+    assert!(only_plain.is_empty(), "{only_plain:?}");
+    assert!(
+        only_single
+            .iter()
+            .all(|k| k.starts_with(".plan.segment") || k == &".rounds[].start_offset_ms"),
+        "{only_single:?}"
+    );
+    let order = |v: &Value| -> Vec<(Value, Value, Value)> {
+        v["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["side"].clone(),
+                    r["threads"].clone(),
+                    r["position"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(order(&plain), order(&single));
+    let plan = |v: &Value| {
+        let mut plan = v["plan"].clone();
+        let map = plan.as_object_mut().unwrap();
+        map.remove("segment");
+        map.remove("outputs");
+        map.remove("command_line");
+        plan
+    };
+    assert_eq!(plan(&plain), plan(&single));
+    assert!(!single["comparisons"].as_array().unwrap().is_empty());
+}
