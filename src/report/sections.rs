@@ -164,8 +164,33 @@ pub(crate) fn environment(results: &ResultsFile) -> Vec<String> {
         ));
     }
     lines.push(client_line(results));
+    if !results.segments.is_empty() {
+        lines.push(segments_line(results));
+    }
     lines.push(format!("abtest {}", results.abtest_version));
     lines
+}
+
+/// Where the client load of a merged run came from.
+fn segments_line(results: &ResultsFile) -> String {
+    let parts: Vec<String> = results
+        .segments
+        .iter()
+        .map(|s| {
+            format!(
+                "{}/{} on {} ({} transactions, measured periods at most {:.0} ms late)",
+                s.index,
+                results.segments.len(),
+                if s.host.is_empty() { "?" } else { &s.host },
+                s.transactions,
+                s.max_start_offset_ms
+            )
+        })
+        .collect();
+    format!(
+        "client load split into segments, merged: {}",
+        parts.join("; ")
+    )
 }
 
 /// How the client drove the servers: scheduling, connections, freezing, CPU placement.

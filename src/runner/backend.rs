@@ -153,9 +153,8 @@ impl<'a> Servers<'a> {
         }
     }
 
-    /// A segment's slot waits for its window; the measured period starts at the
-    /// window's, whenever the connections are ready.
-    fn wait_for_window(&self, slot: Slot) -> Option<std::time::SystemTime> {
+    /// A segment's slot waits for its window, which then sets the measured period.
+    fn wait_for_window(&self, slot: Slot) -> Option<Window> {
         let window = self.windows.as_ref()?.get(slot.position as usize)?;
         while !interrupt::requested() {
             match window.start.duration_since(std::time::SystemTime::now()) {
@@ -165,7 +164,7 @@ impl<'a> Servers<'a> {
                 _ => break,
             }
         }
-        Some(window.measure)
+        Some(*window)
     }
 
     /// Whether sessions are kept from round to round (the plan turns this off when a
@@ -198,13 +197,13 @@ impl Backend for Servers<'_> {
         let kept = self.kept[slot.side as usize].take(slot.threads);
         let rewarm = !kept.is_empty() && kept.iter().all(Option::is_some);
         let (share, rate) = self.share_of(slot);
-        let measure_at = self.wait_for_window(slot);
+        let window = self.wait_for_window(slot);
         let target = &self.targets[slot.side as usize];
         let spec = RoundSpec {
             slot,
             share,
             rate,
-            measure_at,
+            window,
             connect: &target.client,
             workload: &plan.workload,
             client: &plan.client,

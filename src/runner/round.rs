@@ -21,7 +21,7 @@ use crate::host_load::{self, CpuTicks};
 use crate::plan::ClientOptions;
 use crate::results::{HostLoad, LatencyMs, OpenLoop, RoundRecord, RoundStatus};
 use crate::schedule::Slot;
-use crate::segment::ThreadShare;
+use crate::segment::{ThreadShare, Window};
 use crate::server::probe::ServerProbe;
 use crate::thread_policy;
 use crate::workload::WorkloadSpec;
@@ -44,9 +44,11 @@ pub(crate) struct RoundSpec<'a> {
     pub(crate) share: ThreadShare,
     /// This process's arrival rate (events per second), if open-loop.
     pub(crate) rate: Option<f64>,
-    /// When the measured period starts on the wall clock (a segment's schedule); without
-    /// it, `warmup` after every connection is ready.
-    pub(crate) measure_at: Option<SystemTime>,
+    /// When the measured period starts and ends on the wall clock (a segment's
+    /// schedule); without it, it starts `warmup` after every connection is ready and
+    /// lasts `duration`. A segment that starts late measures less rather than run into
+    /// the guard gap, where the other segments may already load the other side.
+    pub(crate) window: Option<Window>,
     /// How workers connect.
     pub(crate) connect: &'a ConnectSpec,
     /// The workload.
@@ -196,8 +198,8 @@ fn coordinate(
     spec.progress.start_round();
     control.set_phase(WARMUP);
     let mut live = |_: Instant| spec.progress.tick(&spec.label, control);
-    let warmed_up = match spec.measure_at {
-        Some(at) => Instant::now() + at.duration_since(SystemTime::now()).unwrap_or_default(),
+    let warmed_up = match spec.window {
+        Some(window) => instant_of(window.measure),
         None => Instant::now() + spec.warmup,
     };
     if !wait_until(warmed_up, interrupt, control, &mut reporter, &mut live) {
@@ -224,7 +226,8 @@ fn coordinate(
             }
         };
         wait_until(
-            start + spec.duration,
+            spec.window
+                .map_or(start + spec.duration, |w| instant_of(w.end)),
             interrupt,
             control,
             &mut reporter,
@@ -335,11 +338,16 @@ fn build_record(
         switch_ms: timing.switch.map(|d| d.as_secs_f64() * 1000.0),
         connections_opened: None,
         start_offset_ms: spec
-            .measure_at
+            .window
             .zip(timing.started_at)
-            .map(|(planned, actual)| offset_ms(planned, actual)),
+            .map(|(planned, actual)| offset_ms(planned.measure, actual)),
         server: None,
     }
+}
+
+/// The monotonic instant of a wall-clock time (now, if it has passed).
+fn instant_of(at: SystemTime) -> Instant {
+    Instant::now() + at.duration_since(SystemTime::now()).unwrap_or_default()
 }
 
 /// How much later than `planned` `actual` came, in ms (negative when earlier).

@@ -143,9 +143,14 @@ fn documentation() -> Vec<PathBuf> {
 fn runnable(words: &[String], sandbox: &Sandbox) -> Vec<String> {
     let mut out = Vec::new();
     let mut iter = words.iter();
+    let output_flags: &[&str] = if words[0] == "merge" {
+        &["-o", "--output", "--json", "--markdown", "--html"]
+    } else {
+        &["-o", "--output"]
+    };
     while let Some(word) = iter.next() {
         out.push(word.clone());
-        if matches!(word.as_str(), "-o" | "--output")
+        if output_flags.contains(&word.as_str())
             && let Some(path) = iter.next()
         {
             let name = Path::new(path).file_name().unwrap().to_str().unwrap();
@@ -160,6 +165,7 @@ fn runnable(words: &[String], sandbox: &Sandbox) -> Vec<String> {
         "import-sysbench-log",
         "cleanup",
         "capture",
+        "merge",
     ];
     if !subcommand.contains(&words[0].as_str()) {
         out.push("--dry-run".into());
