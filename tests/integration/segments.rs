@@ -352,3 +352,231 @@ fn one_segment_of_one_is_a_plain_run(sandbox: &Sandbox, profiles: &[String; 2]) 
     assert_eq!(plan(&plain), plan(&single));
     assert!(!single["comparisons"].as_array().unwrap().is_empty());
 }
+
+/// Three network namespaces on a bridge stand in for three client hosts; the servers
+/// listen on the bridge's address only. Everything is removed on drop.
+struct Hosts {
+    bridge: String,
+    namespaces: Vec<String>,
+}
+
+const BRIDGE_IP: &str = "10.201.0.1";
+
+fn ip(args: &[&str]) -> bool {
+    std::process::Command::new("ip")
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+impl Hosts {
+    /// The namespaces, or none where `ip netns` cannot make them.
+    fn create(count: u32) -> Option<Hosts> {
+        let tag = std::process::id() % 10_000;
+        let hosts = Hosts {
+            bridge: format!("abtbr{tag}"),
+            namespaces: (1..=count)
+                .map(|i| format!("abtest-seg{tag}-{i}"))
+                .collect(),
+        };
+        let ok = ip(&["link", "add", &hosts.bridge, "type", "bridge"])
+            && ip(&[
+                "addr",
+                "add",
+                &format!("{BRIDGE_IP}/24"),
+                "dev",
+                &hosts.bridge,
+            ])
+            && ip(&["link", "set", &hosts.bridge, "up"])
+            && hosts.namespaces.iter().enumerate().all(|(i, ns)| {
+                let (outer, inner) = (format!("abtv{tag}{i}"), format!("abtp{tag}{i}"));
+                let address = format!("10.201.0.{}/24", 11 + i);
+                ip(&["netns", "add", ns])
+                    && ip(&[
+                        "link", "add", &outer, "type", "veth", "peer", "name", &inner,
+                    ])
+                    && ip(&["link", "set", &outer, "master", &hosts.bridge, "up"])
+                    && ip(&["link", "set", &inner, "netns", ns])
+                    && ip(&["-n", ns, "addr", "add", &address, "dev", &inner])
+                    && ip(&["-n", ns, "link", "set", &inner, "up"])
+                    && ip(&["-n", ns, "link", "set", "lo", "up"])
+            });
+        ok.then_some(hosts)
+    }
+}
+
+impl Drop for Hosts {
+    fn drop(&mut self) {
+        for ns in &self.namespaces {
+            ip(&["netns", "del", ns]);
+        }
+        ip(&["link", "del", &self.bridge]);
+    }
+}
+
+/// A MariaDB server listening on the bridge address only, with one password account
+/// for the namespaces' addresses; stopped and removed on drop.
+struct BridgeServer {
+    child: Child,
+    /// Removed when dropped, after the server stopped.
+    _dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl BridgeServer {
+    fn start(password: &str) -> BridgeServer {
+        let dir = tempfile::Builder::new()
+            .prefix("abtest-bridge-")
+            .tempdir()
+            .unwrap();
+        let data = dir.path().join("data");
+        let socket = dir.path().join("sock");
+        let installed = std::process::Command::new("mariadb-install-db")
+            .args(["--no-defaults", "--user=root", "--skip-test-db"])
+            .arg(format!("--datadir={}", data.display()))
+            .output()
+            .unwrap();
+        assert!(installed.status.success(), "{installed:?}");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new("mariadbd")
+            .args(["--no-defaults", "--user=root", "--skip-name-resolve"])
+            .arg(format!("--datadir={}", data.display()))
+            .arg(format!("--socket={}", socket.display()))
+            .arg(format!("--bind-address={BRIDGE_IP}"))
+            .arg(format!("--port={port}"))
+            .arg(format!(
+                "--log-error={}",
+                dir.path().join("error.log").display()
+            ))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let server = BridgeServer {
+            child,
+            _dir: dir,
+            port,
+        };
+        let sql = format!(
+            "CREATE DATABASE sbtest; CREATE USER seg@'10.201.0.%' IDENTIFIED BY '{password}'; \
+             GRANT ALL ON sbtest.* TO seg@'10.201.0.%';"
+        );
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let done = std::process::Command::new("mariadb")
+                .args(["--no-defaults", "-uroot"])
+                .arg(format!("--socket={}", socket.display()))
+                .args(["-e", &sql])
+                .output()
+                .unwrap();
+            if done.status.success() {
+                return server;
+            }
+            assert!(Instant::now() < deadline, "the bridge server did not start");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    fn profile(&self, sandbox: &Sandbox, name: &str) -> String {
+        sandbox
+            .write(
+                name,
+                &format!(
+                    "[connection]\nhost = \"{BRIDGE_IP}\"\nport = {}\nuser = \"seg\"\n\
+                     password_env = \"SEG_PASSWORD\"\ndatabase = \"sbtest\"\n",
+                    self.port
+                ),
+            )
+            .display()
+            .to_string()
+    }
+}
+
+impl Drop for BridgeServer {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on the server this test started.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn segments_in_three_network_namespaces_merge_like_local_ones() {
+    let _lock = server_lock();
+    let Some(hosts) = Hosts::create(SEGMENTS) else {
+        eprintln!("ip netns is not available here: the namespace variant is skipped");
+        return;
+    };
+    let password = format!("seg-{:x}", std::process::id() ^ 0x5eed_cafe);
+    let servers = [
+        BridgeServer::start(&password),
+        BridgeServer::start(&password),
+    ];
+    let sandbox = Sandbox::new();
+    let profiles = [0, 1].map(|i| servers[i].profile(&sandbox, &format!("side-{i}.toml")));
+    let start_at =
+        humantime::format_rfc3339_seconds(SystemTime::now() + Duration::from_secs(10)).to_string();
+    let files: Vec<PathBuf> = (1..=SEGMENTS)
+        .map(|i| sandbox.path(&format!("ns-segment-{i}.json")))
+        .collect();
+    let tmp = sandbox.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut children: Vec<(Child, PathBuf)> = hosts
+        .namespaces
+        .iter()
+        .enumerate()
+        .map(|(i, ns)| {
+            let log = sandbox.path(&format!("ns-segment-{}.log", i + 1));
+            let segment = format!("{}/{SEGMENTS}", i + 1);
+            let child = std::process::Command::new("ip")
+                .args(["netns", "exec", ns, env!("CARGO_BIN_EXE_abtest")])
+                .args(shared_args(&profiles))
+                .args(["--segment", &segment, "--start-at", &start_at])
+                .arg("--json")
+                .arg(&files[i])
+                .env("SEG_PASSWORD", &password)
+                .env("TMPDIR", &tmp)
+                .current_dir(crate::support::repo())
+                .stderr(std::fs::File::create(&log).unwrap())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            (child, log)
+        })
+        .collect();
+    for (child, log) in &mut children {
+        let code = wait(child, log, Duration::from_secs(120));
+        assert_eq!(code, Some(0), "{}", std::fs::read_to_string(&*log).unwrap());
+    }
+    // Each segment reached the servers from its own namespace's address only.
+    for (i, file) in files.iter().enumerate() {
+        let segment = read(file);
+        assert_eq!(segment["rounds"].as_array().unwrap().len(), 6);
+        let log =
+            std::fs::read_to_string(sandbox.path(&format!("ns-segment-{}.log", i + 1))).unwrap();
+        assert!(
+            !log.contains(&password),
+            "the password leaked into the output"
+        );
+    }
+    let merged_path = sandbox.path("ns-merged.json");
+    let all: Vec<&PathBuf> = files.iter().collect();
+    let (code, output) = merge(&sandbox, &all, &["--json", merged_path.to_str().unwrap()]);
+    assert!(matches!(code, Some(0 | 3 | 4)), "{output}");
+    let merged = read(&merged_path);
+    assert_valid_results(&merged);
+    let segments: Vec<Value> = files.iter().map(|f| read(f)).collect();
+    for (n, round) in merged["rounds"].as_array().unwrap().iter().enumerate() {
+        let sum: u64 = segments
+            .iter()
+            .map(|s| s["rounds"][n]["transactions"].as_u64().unwrap())
+            .sum();
+        assert_eq!(round["transactions"].as_u64().unwrap(), sum);
+    }
+    drop(hosts);
+}
