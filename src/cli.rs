@@ -594,6 +594,12 @@ pub(crate) struct ScheduleArgs {
     #[arg(long, value_name = "RULE", value_parser = parse_until, help_heading = "Schedule")]
     pub(crate) until: Option<Until>,
 
+    /// Fresh server processes per side and level: the rounds run in this many blocks,
+    /// each on new managed servers started from the prepared data, so that the
+    /// difference between two server instances counts in the interval.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=50), help_heading = "Schedule")]
+    pub(crate) instances: u32,
+
     /// Looks of a run with --until, spread over the budget's rounds.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=20), help_heading = "Schedule")]
     pub(crate) looks: u32,

@@ -99,6 +99,14 @@ pub(crate) struct Schedule {
     /// How the thread levels were ordered (already applied to `levels`).
     #[serde(default = "ascending")]
     pub(crate) level_order: LevelOrder,
+    /// Server instances per side and level (`--instances`): the rounds of a level run in
+    /// this many blocks, each on fresh server processes (1 in files older than the option).
+    #[serde(default = "one_instance")]
+    pub(crate) instances: u32,
+}
+
+fn one_instance() -> u32 {
+    1
 }
 
 /// One round in the schedule.
@@ -162,6 +170,12 @@ impl Schedule {
         }
     }
 
+    /// The instance block a side's round `index` at a level belongs to: the rounds split
+    /// into `instances` consecutive blocks as even as they go.
+    pub(crate) fn instance_of(&self, index: u32) -> u32 {
+        (u64::from(index) * u64::from(self.instances.max(1)) / u64::from(self.rounds.max(1))) as u32
+    }
+
     /// The warm-up of a round: the short re-warm when its connections were kept.
     pub(crate) fn warmup_of(&self, connections_kept: bool) -> Duration {
         match self.rewarm {
@@ -203,6 +217,7 @@ mod tests {
             pause: Duration::ZERO,
             order,
             level_order: LevelOrder::Asc,
+            instances: 1,
         }
     }
 

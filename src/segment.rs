@@ -208,6 +208,7 @@ mod tests {
             pause: Duration::ZERO,
             order: RoundOrder::Abba,
             level_order: LevelOrder::Asc,
+            instances: 1,
         };
         let slots = schedule.slots(1);
         let seg = segment(1, 2);

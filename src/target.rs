@@ -127,6 +127,32 @@ pub(crate) fn open_one(plan: &SidePlan, max_threads: u32) -> anyhow::Result<Targ
     }
 }
 
+impl Target {
+    /// A managed side keeps a copy of its prepared datadir for later instances.
+    pub(crate) fn keep_prepared(
+        &mut self,
+        plan: &SidePlan,
+        max_threads: u32,
+    ) -> anyhow::Result<()> {
+        match (self.server.as_mut(), launch_of(plan, max_threads)) {
+            (Some(server), Some(launch)) => server.keep_prepared(&launch),
+            _ => Ok(()),
+        }
+    }
+
+    /// A managed side moves to a fresh server process on a fresh copy of that datadir.
+    pub(crate) fn fresh_instance(
+        &mut self,
+        plan: &SidePlan,
+        max_threads: u32,
+    ) -> anyhow::Result<()> {
+        match (self.server.as_mut(), launch_of(plan, max_threads)) {
+            (Some(server), Some(launch)) => server.fresh_instance(&launch),
+            _ => Ok(()),
+        }
+    }
+}
+
 fn launch_of(plan: &SidePlan, max_threads: u32) -> Option<ServerLaunch<'_>> {
     match &plan.target {
         TargetSpec::Managed {

@@ -161,6 +161,7 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
         pause: args.pause,
         order: args.order,
         level_order: args.level_order,
+        instances: args.instances,
     })
 }
 

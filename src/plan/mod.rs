@@ -217,6 +217,46 @@ fn connections_per_round_with_round_hooks(
     }
 }
 
+/// `--instances K` restarts managed servers between blocks of rounds; each block needs
+/// two rounds per side for a variance within it.
+fn check_instances(
+    schedule: &Schedule,
+    sides: &[SidePlan; 2],
+    sequential: bool,
+) -> anyhow::Result<()> {
+    let k = schedule.instances;
+    if k < 2 {
+        return Ok(());
+    }
+    if let Some(side) = sides
+        .iter()
+        .find(|s| matches!(s.target, TargetSpec::External { .. }))
+    {
+        return Err(UsageError::err(format!(
+            "--instances {k}: the {} side ({}) is an external server, which abtest cannot restart; \
+             fresh instances need managed [server] sides. For external servers, run `abtest calibrate` \
+             on the pair first (see \"Instance effects\" in README)",
+            side.side,
+            side.profile.display()
+        )));
+    }
+    if schedule.rounds < 2 * k {
+        return Err(UsageError::err(format!(
+            "--instances {k} needs at least {} rounds per side (2 per instance), the plan has {}; \
+             raise --rounds or --max-time, or lower --instances",
+            2 * k,
+            schedule.rounds
+        )));
+    }
+    if sequential {
+        return Err(UsageError::err(format!(
+            "--instances {k} with --until: looks inside an instance block would judge an unfinished \
+             instance; give --max-time without --until"
+        )));
+    }
+    Ok(())
+}
+
 /// A captured workload that writes changes an external server's data: that needs
 /// `--allow-writes`. Managed servers are thrown away, so they need nothing.
 fn check_captured_writes(
@@ -293,6 +333,7 @@ impl Plan {
             schedule.rewarm = None;
         }
         let sequential = args::budget(&cli.schedule, &mut schedule, &analysis)?;
+        check_instances(&schedule, &sides, sequential.is_some())?;
         check_captured_writes(&workload, &sides, cli.workload.allow_writes)?;
         let plan = Plan {
             sides,

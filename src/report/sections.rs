@@ -167,8 +167,32 @@ pub(crate) fn environment(results: &ResultsFile) -> Vec<String> {
     if !results.segments.is_empty() {
         lines.push(segments_line(results));
     }
+    if let Some(line) = instances_line(results) {
+        lines.push(line);
+    }
     lines.push(format!("abtest {}", results.abtest_version));
     lines
+}
+
+/// How far apart server instances of one configuration were (`--instances`).
+fn instances_line(results: &ResultsFile) -> Option<String> {
+    let instances = &results.noise.as_ref()?.instances;
+    if instances.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = instances
+        .iter()
+        .map(|v| {
+            format!(
+                "{} at {} threads: between instances {:.1} %, between rounds {:.1} % ({} instances)",
+                v.side, v.threads, v.between_cv_pct, v.within_cv_pct, v.tps.instances
+            )
+        })
+        .collect();
+    Some(format!(
+        "server instances (TPS SD in % of the mean; the comparison is on instance means): {}",
+        parts.join("; ")
+    ))
 }
 
 /// Where the client load of a merged run came from.

@@ -175,6 +175,9 @@ pub(crate) struct RoundRecord {
     /// Open-loop figures, when `--rate` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) open_loop: Option<OpenLoop>,
+    /// The server instance block the round ran in (`--instances` above 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) instance: Option<u32>,
     /// A segment's measured start-time offset: how much later than its wall-clock
     /// window the measured period began, in ms (`--segment`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -296,6 +299,10 @@ pub(crate) struct ResultsFile {
     /// the seed, so a first-started server's advantage cannot favour one side).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) started_first: Option<Side>,
+    /// Seconds each move to fresh server instances took (`--instances`): both sides
+    /// stopped, their prepared datadirs copied, started, and their buffer pools loaded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) instance_switches_s: Vec<f64>,
     /// The segments a merged run was joined from (`abtest merge`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) segments: Vec<SegmentSource>,
@@ -406,8 +413,40 @@ fn round_warnings(rounds: &[RoundRecord]) -> Vec<String> {
     warnings
 }
 
-/// Samples of `metrics` from the completed rounds.
+/// Samples of `metrics` from the completed rounds: one per round, or, when the rounds
+/// ran on several server instances (`--instances`), one per instance, the mean of its
+/// rounds, so that the difference between instances is part of every interval.
 pub(crate) fn samples(rounds: &[RoundRecord], metrics: &[Metric]) -> Vec<Sample> {
+    let per_round = round_samples(rounds, metrics);
+    if !rounds.iter().any(|r| r.instance.is_some()) {
+        return per_round;
+    }
+    let instance_of: BTreeMap<(Side, u32, u32), u32> = rounds
+        .iter()
+        .map(|r| ((r.side, r.threads, r.index), r.instance.unwrap_or(0)))
+        .collect();
+    let mut groups: BTreeMap<(Side, u32, u32, Metric), Vec<f64>> = BTreeMap::new();
+    for sample in per_round {
+        let instance = instance_of[&(sample.side, sample.threads, sample.index)];
+        groups
+            .entry((sample.side, sample.threads, instance, sample.metric))
+            .or_default()
+            .push(sample.value);
+    }
+    groups
+        .into_iter()
+        .map(|((side, threads, instance, metric), values)| Sample {
+            side,
+            threads,
+            index: instance,
+            metric,
+            value: values.iter().sum::<f64>() / values.len() as f64,
+        })
+        .collect()
+}
+
+/// One sample of each metric per completed round.
+fn round_samples(rounds: &[RoundRecord], metrics: &[Metric]) -> Vec<Sample> {
     let mut out = Vec::new();
     for round in rounds.iter().filter(|r| r.status == RoundStatus::Completed) {
         for metric in metrics {

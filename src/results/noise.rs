@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{RoundRecord, RoundStatus};
 use crate::profile::Side;
+use crate::stats::components::Components;
 use crate::stats::summary::Summary;
 
 /// A run's noise, from its completed rounds.
@@ -38,6 +39,54 @@ pub(crate) struct NoiseBudget {
     /// Median round switch (threads started, connections opened or handed over), ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) round_switch_ms: Option<f64>,
+    /// TPS variance between server instances and between rounds within one, per side
+    /// and level (`--instances`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) instances: Vec<InstanceVariance>,
+}
+
+/// The two variance components of one side's TPS at one level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct InstanceVariance {
+    /// The side.
+    pub(crate) side: Side,
+    /// The thread level.
+    pub(crate) threads: u32,
+    /// The estimate.
+    pub(crate) tps: Components,
+    /// Between-instance SD in % of the mean TPS.
+    pub(crate) between_cv_pct: f64,
+    /// Within-instance (round-to-round) SD in % of the mean TPS.
+    pub(crate) within_cv_pct: f64,
+}
+
+/// The TPS variance components of every side and level that ran on several instances.
+fn instance_variance(completed: &[&RoundRecord]) -> Vec<InstanceVariance> {
+    let mut by_side: BTreeMap<(Side, u32), BTreeMap<u32, Vec<f64>>> = BTreeMap::new();
+    for round in completed {
+        if let Some(instance) = round.instance {
+            by_side
+                .entry((round.side, round.threads))
+                .or_default()
+                .entry(instance)
+                .or_default()
+                .push(round.tps);
+        }
+    }
+    by_side
+        .into_iter()
+        .filter_map(|((side, threads), groups)| {
+            let groups: Vec<Vec<f64>> = groups.into_values().collect();
+            let tps = Components::of(&groups)?;
+            Some(InstanceVariance {
+                side,
+                threads,
+                between_cv_pct: tps.between_cv_pct(),
+                within_cv_pct: tps.within_cv_pct(),
+                tps,
+            })
+        })
+        .collect()
 }
 
 impl NoiseBudget {
@@ -85,6 +134,7 @@ impl NoiseBudget {
             reconnects: completed.iter().map(|r| r.reconnects).sum(),
             after_switch_pct: after_switch(&completed),
             round_switch_ms: median(completed.iter().filter_map(|r| r.switch_ms).collect()),
+            instances: instance_variance(&completed),
         }
     }
 
@@ -217,6 +267,7 @@ mod tests {
             switch_ms: None,
             connections_opened: None,
             start_offset_ms: None,
+            instance: None,
             open_loop: None,
             histogram: String::new(),
         }

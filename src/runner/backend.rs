@@ -57,6 +57,9 @@ pub(crate) trait Backend {
     fn server_lost(&self, side: Side) -> bool;
     /// Replaces `side`'s lost managed server with a fresh one, its data prepared again.
     fn restart(&mut self, side: Side) -> anyhow::Result<()>;
+    /// Moves both sides to fresh server processes started from their prepared data
+    /// (`--instances`), with their setup hooks run again.
+    fn new_instance(&mut self) -> anyhow::Result<()>;
 }
 
 /// A managed server stopped with SIGSTOP while the other side is measured; it continues
@@ -249,6 +252,20 @@ impl Backend for Servers<'_> {
             .is_some_and(|s| !s.is_alive())
     }
 
+    fn new_instance(&mut self) -> anyhow::Result<()> {
+        let plan = self.plan;
+        self.kept = Default::default();
+        for (target, side) in self.targets.iter_mut().zip(&plan.sides) {
+            target
+                .fresh_instance(side, plan.max_threads())
+                .with_context(|| format!("{}: starting a fresh instance", side.side))?;
+        }
+        for side in Side::BOTH {
+            self.hooks(side, HookPoint::Setup)?;
+        }
+        Ok(())
+    }
+
     fn restart(&mut self, side: Side) -> anyhow::Result<()> {
         let plan = self.plan;
         let index = side as usize;
@@ -260,6 +277,9 @@ impl Backend for Servers<'_> {
         target.admin.io_timeout = plan.client.query_timeout;
         self.targets[index] = target;
         super::experiment::prepare_data(plan, self.targets)?;
+        if plan.schedule.instances > 1 {
+            self.targets[index].keep_prepared(plan.side(side), plan.max_threads())?;
+        }
         self.hooks(side, HookPoint::Setup)
     }
 }

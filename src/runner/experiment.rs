@@ -61,6 +61,7 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
         noise: None,
         started_first: None,
         segments: Vec::new(),
+        instance_switches_s: Vec::new(),
         result_check: None,
     }
 }
@@ -273,6 +274,7 @@ fn prepare_and_run(
     let leads = segments::leads(plan);
     if leads {
         prepare_data(plan, targets)?;
+        keep_prepared(plan, targets)?;
     } else {
         segments::wait_for_data(plan, targets)?;
     }
@@ -286,6 +288,18 @@ fn prepare_and_run(
     }
     segments::check_not_late(plan)?;
     super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r))
+}
+
+/// With `--instances`, each managed side keeps a copy of its prepared datadir, from
+/// which every later instance starts.
+pub(super) fn keep_prepared(plan: &Plan, targets: &mut [Target; 2]) -> anyhow::Result<()> {
+    if plan.schedule.instances < 2 {
+        return Ok(());
+    }
+    for (target, side) in targets.iter_mut().zip(&plan.sides) {
+        target.keep_prepared(side, plan.max_threads())?;
+    }
+    Ok(())
 }
 
 /// `--check-results`: the same sampled reads on both sides, their answers compared.

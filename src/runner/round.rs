@@ -337,6 +337,7 @@ fn build_record(
         other_server_cpu_pct: None,
         switch_ms: timing.switch.map(|d| d.as_secs_f64() * 1000.0),
         connections_opened: None,
+        instance: None,
         start_offset_ms: spec
             .window
             .zip(timing.started_at)

@@ -45,6 +45,7 @@ pub(crate) fn run_rounds_with(
         total: slots.len(),
         restarts: 0,
         started: std::time::Instant::now(),
+        instance: None,
     };
     let mut outcome = Ok(());
     for slot in slots.into_iter().filter(|s| !done.contains(&s.position)) {
@@ -70,17 +71,43 @@ struct RoundLoop<'a> {
     total: usize,
     restarts: u32,
     started: std::time::Instant,
+    /// The server instance block the last slot ran in.
+    instance: Option<u32>,
 }
 
 impl RoundLoop<'_> {
+    /// Before the first slot of a new instance block, both sides move to fresh servers.
+    fn enter_instance(&mut self, slot: Slot) -> anyhow::Result<Option<u32>> {
+        let schedule = &self.plan.schedule;
+        if schedule.instances < 2 {
+            return Ok(None);
+        }
+        let instance = schedule.instance_of(slot.index);
+        if self.instance.is_some_and(|last| last != instance) {
+            let started = std::time::Instant::now();
+            self.backend.new_instance()?;
+            let took = started.elapsed().as_secs_f64();
+            self.results.instance_switches_s.push(took);
+            self.progress.line(&format!(
+                "abtest: instance {}/{}: both sides on fresh servers from the prepared data ({took:.1} s)",
+                instance + 1,
+                schedule.instances
+            ));
+        }
+        self.instance = Some(instance);
+        Ok(Some(instance))
+    }
+
     /// Runs one slot to an end: completed, or (after restarts) failed or interrupted.
     fn slot(&mut self, slot: Slot) -> anyhow::Result<()> {
+        let instance = self.enter_instance(slot)?;
         loop {
             if interrupt::requested() {
                 return Err(Interrupted.into());
             }
             self.backend.hooks(slot.side, HookPoint::BeforeRound)?;
-            let record = self.backend.round(slot, &self.progress)?;
+            let mut record = self.backend.round(slot, &self.progress)?;
+            record.instance = instance;
             self.progress
                 .line(&round_line(&record, self.total, self.plan.schedule.rounds));
             let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());

@@ -106,6 +106,11 @@ impl Backend for Scripted {
         self.lost[side as usize]
     }
 
+    fn new_instance(&mut self) -> anyhow::Result<()> {
+        self.calls.push("new instance".to_string());
+        Ok(())
+    }
+
     fn restart(&mut self, side: Side) -> anyhow::Result<()> {
         self.calls.push(format!("restart {side}"));
         self.lost[side as usize] = false;
@@ -138,6 +143,7 @@ fn record(slot: Slot, status: RoundStatus, reason: Option<&str>) -> RoundRecord 
         switch_ms: None,
         connections_opened: None,
         start_offset_ms: None,
+        instance: None,
         server: None,
         open_loop: None,
         histogram: String::new(),
@@ -176,6 +182,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
             pause: Duration::ZERO,
             order: RoundOrder::Abba,
             level_order: LevelOrder::Asc,
+            instances: 1,
         },
         client: ClientOptions {
             rate: None,
@@ -501,4 +508,62 @@ fn a_clear_answer_comes_before_the_budget_is_spent() {
     );
     assert!(go as f64 > 0.95 * RUNS as f64, "{go}");
     assert!(mean_rounds < 12.0, "{mean_rounds}");
+}
+
+#[test]
+fn instances_restart_both_sides_between_blocks_and_the_analysis_uses_instance_means() {
+    let mut plan = plan(6, &[8, 16], OnServerLoss::Fail);
+    plan.schedule.instances = 3;
+    // Each instance has its own speed (12 rounds per level, 4 per instance), the
+    // rounds inside it vary by ±1 TPS only.
+    let mut calls = 0usize;
+    let mut rng = SmallRng::seed_from_u64(19);
+    let mut backend = Scripted {
+        tps: Some(Box::new(move |side| {
+            let level = [1000.0, 1100.0, 950.0][(calls % 12) / 4];
+            calls += 1;
+            level + if side == Side::Variant { 5.0 } else { 0.0 } + rng.random_range(-1.0..1.0)
+        })),
+        ..Scripted::default()
+    };
+    let mut results = new_results(&plan);
+    let outcome = run_rounds(&plan, &mut backend, &mut results, &mut |_| Ok(()));
+    outcome.unwrap();
+    // Two blocks of 2 pairs after the first at each level, and one move to the next level.
+    let moves: Vec<usize> = backend
+        .calls
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| *c == "new instance")
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(moves.len(), 5, "{:?}", backend.calls);
+    let instances: Vec<Option<u32>> = results.rounds.iter().map(|r| r.instance).collect();
+    assert_eq!(
+        &instances[..12],
+        &[0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2].map(Some)
+    );
+    assert_eq!(results.instance_switches_s.len(), 5);
+    // A new instance comes between the last round of one block and the first of the next.
+    let first_of_block = backend
+        .calls
+        .iter()
+        .position(|c| c.starts_with("round 4 "))
+        .unwrap();
+    assert_eq!(backend.calls[first_of_block - 2], "new instance");
+    results.analyze(&final_analysis(&plan, &results));
+    let noise = results.noise.as_ref().unwrap();
+    assert_eq!(noise.instances.len(), 4, "both sides at both levels");
+    for v in &noise.instances {
+        assert_eq!(v.tps.instances, 3);
+        assert!(v.between_cv_pct > 3.0 && v.within_cv_pct < 0.2, "{v:?}");
+    }
+    // Judged on three instance means per side, the +0.5 % of the variant is well
+    // inside the instances' spread.
+    let tps = results
+        .comparisons
+        .iter()
+        .find(|c| c.metric == Metric::Tps)
+        .unwrap();
+    assert!(!tps.significant, "{tps:?}");
 }

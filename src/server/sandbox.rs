@@ -419,6 +419,15 @@ impl ManagedServer {
     /// Stops the server cleanly (SHUTDOWN, wait, kill after a timeout) and removes its
     /// directory. Safe to call more than once.
     pub fn stop(&mut self) {
+        self.shut_down();
+        if let Some(dir) = self.dir.take() {
+            let _ = dir.close();
+        }
+    }
+
+    /// Stops the server process cleanly (SHUTDOWN, wait, kill after a timeout), keeping
+    /// its directory.
+    fn shut_down(&mut self) {
         if let Some(mut child) = self.child.take() {
             if let Ok(mut admin) = self.admin_spec().connect() {
                 let _ = admin.query_drop("SHUTDOWN");
@@ -443,10 +452,80 @@ impl ManagedServer {
                 .unwrap_or_else(|e| e.into_inner())
                 .retain(|(pid, _)| *pid != child.id());
         }
-        if let Some(dir) = self.dir.take() {
-            let _ = dir.close();
+    }
+
+    /// Shuts the server down cleanly and keeps a copy of its datadir as it is now (the
+    /// data just prepared, and InnoDB's buffer pool dump of it), then starts it again:
+    /// every later instance starts from this copy, so none prepares again.
+    pub(crate) fn keep_prepared(&mut self, launch: &ServerLaunch<'_>) -> anyhow::Result<()> {
+        self.shut_down();
+        let (data, prepared) = (self.dir().join("data"), self.dir().join("prepared"));
+        copy_tree(&data, &prepared)
+            .with_context(|| format!("{}: keeping a copy of the prepared datadir", self.side))?;
+        self.respawn(launch)
+    }
+
+    /// Replaces the server with a fresh process on a fresh copy of the prepared datadir
+    /// (reflinked where the filesystem can): new memory layout, new file extents, the
+    /// same data. The buffer pool is loaded from the copy's dump before it is used.
+    pub(crate) fn fresh_instance(&mut self, launch: &ServerLaunch<'_>) -> anyhow::Result<()> {
+        self.shut_down();
+        let (data, prepared) = (self.dir().join("data"), self.dir().join("prepared"));
+        std::fs::remove_dir_all(&data)
+            .with_context(|| format!("{}: removing the last instance's datadir", self.side))?;
+        copy_tree(&prepared, &data)
+            .with_context(|| format!("{}: copying the prepared datadir", self.side))?;
+        self.respawn(launch)
+    }
+
+    /// Starts the process again on the existing datadir (its user and password are in
+    /// it) and waits until it is ready, closed to others and warm.
+    fn respawn(&mut self, launch: &ServerLaunch<'_>) -> anyhow::Result<()> {
+        self.spawn(launch)?;
+        self.wait_accepting()?;
+        self.check_closed_to_others()?;
+        self.wait_buffer_pool_loaded();
+        Ok(())
+    }
+
+    /// Waits (at most a minute) until InnoDB has loaded the buffer pool dump it found at
+    /// start-up, so an instance's first round does not measure the load.
+    fn wait_buffer_pool_loaded(&self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            let status: Option<(String, String)> = self.admin().ok().and_then(|mut admin| {
+                admin
+                    .query_first("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_load_status'")
+                    .ok()
+                    .flatten()
+            });
+            // "Loading buffer pool(s) from …", "Loaded 120/400 pages" while it runs.
+            match status {
+                Some((_, text)) if text.starts_with("Loading") || text.starts_with("Loaded") => {}
+                _ => return,
+            }
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
+}
+
+/// Copies a directory tree with its modes, reflinking where the filesystem can.
+fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+    let output = Command::new("cp")
+        .args(["-a", "--reflink=auto"])
+        .arg(from)
+        .arg(to)
+        .output()
+        .context("running cp")?;
+    if !output.status.success() {
+        bail!(
+            "cp {} {}: {}",
+            from.display(),
+            to.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    Ok(())
 }
 
 impl Drop for ManagedServer {

@@ -5,6 +5,7 @@
 //! round are autocorrelated and would make every interval look far too certain.
 
 pub(crate) mod compare;
+pub(crate) mod components;
 pub(crate) mod diagnostics;
 pub(crate) mod fieller;
 pub(crate) mod holm;

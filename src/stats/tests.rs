@@ -13,6 +13,15 @@ use super::welch::welch;
 struct Reference {
     cases: Vec<Case>,
     holm: Vec<HolmCase>,
+    nested: Vec<NestedCase>,
+}
+
+/// Rounds grouped by server instance, with statsmodels' REML variance components.
+#[derive(Deserialize)]
+struct NestedCase {
+    groups: Vec<Vec<f64>>,
+    between_var: f64,
+    within_var: f64,
 }
 
 #[derive(Deserialize)]
@@ -47,6 +56,39 @@ fn assert_close(name: &str, what: &str, actual: f64, expected: f64) {
         relative < 1e-6 || (actual - expected).abs() < 1e-300,
         "{name}: {what} = {actual}, reference {expected} (relative error {relative:e})"
     );
+}
+
+#[test]
+fn instance_variance_components_match_statsmodels_mixedlm() {
+    for (i, case) in reference().nested.iter().enumerate() {
+        let name = format!("nested case {i}");
+        let components = super::components::Components::of(&case.groups).unwrap();
+        // REML's optimiser stops near 1e-6 relative; the method of moments is exact.
+        let close = |what: &str, actual: f64, expected: f64| {
+            let relative = (actual - expected).abs() / expected.abs();
+            assert!(
+                relative < 1e-4,
+                "{name}: {what} = {actual}, statsmodels {expected}"
+            );
+        };
+        if case.between_var < 1e-3 * case.within_var {
+            // At the boundary REML stops just above 0 where the moments estimate is
+            // negative and truncated: both say there is no instance effect.
+            // With (almost) no instance term, REML's two components add up to the
+            // pooled variance of all rounds.
+            assert_eq!(components.between_var, 0.0, "{name}");
+            let pooled = Summary::of(&case.groups.concat()).sd.powi(2);
+            let total = case.between_var + case.within_var;
+            assert!(
+                (pooled - total).abs() / total < 1e-3,
+                "{name}: {pooled} vs {total}"
+            );
+        } else {
+            close("between", components.between_var, case.between_var);
+            close("within", components.within_var, case.within_var);
+        }
+        assert_eq!(components.instances as usize, case.groups.len());
+    }
 }
 
 #[test]

@@ -322,3 +322,60 @@ fn a_budget_run_looks_and_says_why_it_stopped() {
     );
     assert!(stdout.contains("stopped: "), "{stdout}");
 }
+
+#[test]
+fn an_aa_run_on_three_instances_reports_both_variance_components() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let markdown = sandbox.path("report.md");
+    let finished = sandbox.run_json(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--table-size",
+        "1000",
+        "--instances",
+        "3",
+        "--rounds",
+        "6",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "500ms",
+        "--rewarm",
+        "300ms",
+        "--markdown",
+        markdown.to_str().unwrap(),
+    ]);
+    assert_eq!(finished.code, Some(0), "{}", finished.output);
+    let results = finished.results;
+    crate::support::assert_valid_results(&results);
+    let instances: Vec<u64> = results["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["instance"].as_u64().unwrap())
+        .collect();
+    assert_eq!(instances, [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2]);
+    assert_eq!(results["instance_switches_s"].as_array().unwrap().len(), 2);
+    assert!(
+        finished
+            .output
+            .contains("instance 2/3: both sides on fresh servers")
+    );
+    let components = results["noise"]["instances"].as_array().unwrap();
+    assert_eq!(components.len(), 2, "{components:?}");
+    for side in components {
+        assert_eq!(side["tps"]["instances"], 3);
+        assert_eq!(side["tps"]["rounds"], 6);
+        assert!(side["between_cv_pct"].as_f64().unwrap() >= 0.0);
+        assert!(side["within_cv_pct"].as_f64().unwrap() > 0.0);
+    }
+    let report = std::fs::read_to_string(&markdown).unwrap();
+    assert!(report.contains("between instances"), "{report}");
+}

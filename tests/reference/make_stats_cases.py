@@ -11,7 +11,9 @@ Every number abtest reports is checked against these, to a relative error of 1e-
     observed ratio (R mratios::ttestratio, var.equal=FALSE): closed form, cross-checked
     here against a numeric inversion of the pivot with brentq;
   * the paired-by-round CI of the ratio from log ratios;
-  * Holm-adjusted p-values: statsmodels multipletests(method="holm").
+  * Holm-adjusted p-values: statsmodels multipletests(method="holm");
+  * variance components of rounds nested in server instances (one-way random effects):
+    statsmodels MixedLM fitted by REML (cov_re between instances, scale within).
 """
 
 import json
@@ -78,6 +80,28 @@ def case(name, x, y, alpha=ALPHA):
     }
 
 
+def nested(rng):
+    """Rounds nested in instances: REML variance components from statsmodels."""
+    import warnings
+    import statsmodels.api as sm
+    out = []
+    for k, n, between, within in [(3, 5, 0.05, 0.02), (4, 4, 0.03, 0.03), (6, 3, 0.02, 0.05),
+                                  (3, 10, 0.08, 0.01), (5, 6, 0.04, 0.04)]:
+        mean = float(rng.uniform(1000, 20000))
+        groups = []
+        for _ in range(k):
+            level = mean * (1 + rng.normal(0, between))
+            groups.append(np.round(rng.normal(level, within * mean, n), 4).tolist())
+        y = np.concatenate(groups)
+        labels = np.repeat(np.arange(k), n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit = sm.MixedLM(y, np.ones((len(y), 1)), labels).fit(reml=True)
+        out.append({"groups": groups, "between_var": float(np.asarray(fit.cov_re)[0, 0]),
+                    "within_var": float(fit.scale)})
+    return out
+
+
 def main():
     rng = np.random.default_rng(20261130)
     cases = [
@@ -102,10 +126,11 @@ def main():
         p = rng.uniform(0, 0.2, m) ** 2
         holm_cases.append({"p": p.tolist(), "holm": multipletests(p, method="holm")[1].tolist()})
     holm_cases.append({"p": [0.01, 0.04, 0.03, 0.5], "holm": multipletests([0.01, 0.04, 0.03, 0.5], method="holm")[1].tolist()})
+    nested_cases = nested(np.random.default_rng(20261201))
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stats_cases.json")
     with open(out, "w") as f:
         json.dump({"generator": "tests/reference/make_stats_cases.py", "scipy": __import__("scipy").__version__,
-                   "cases": cases, "holm": holm_cases}, f, indent=1)
+                   "cases": cases, "holm": holm_cases, "nested": nested_cases}, f, indent=1)
         f.write("\n")
     print(f"wrote {len(cases)} cases and {len(holm_cases)} Holm cases to {out}")
 
