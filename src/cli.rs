@@ -75,6 +75,33 @@ pub(crate) enum Command {
     Capture(CaptureArgs),
     /// Join the results files of a run's segments (--segment I/N) into one run.
     Merge(MergeArgs),
+    /// How far two server instances of one configuration differ on this host: an A/A run
+    /// on fresh instances, with its variance components.
+    Calibrate(CalibrateArgs),
+}
+
+/// `abtest calibrate profile.toml --instances 3 --max-time 5m -- --workload oltp_read_write`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct CalibrateArgs {
+    /// The profile (a managed [server]) run on both sides.
+    #[arg(value_name = "PROFILE")]
+    pub(crate) profile: PathBuf,
+
+    /// Fresh server instances per side.
+    #[arg(long, value_name = "K", default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..=50))]
+    pub(crate) instances: u32,
+
+    /// The wall-clock budget of the rounds.
+    #[arg(long, value_name = "DUR", default_value = "5m", value_parser = parse_duration)]
+    pub(crate) max_time: Duration,
+
+    /// Write the results here (they keep the variance components).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<PathBuf>,
+
+    /// Options of a run (workload, threads, schedule, client) after `--`.
+    #[arg(last = true, value_name = "RUN OPTIONS")]
+    pub(crate) run_options: Vec<String>,
 }
 
 /// `abtest capture slow.log -o captured.toml`.

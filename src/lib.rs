@@ -69,6 +69,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::Cleanup(args)) => commands::cleanup::execute(args),
         Some(Command::Capture(args)) => commands::capture::execute(args),
         Some(Command::Merge(args)) => commands::merge::execute(args),
+        Some(Command::Calibrate(args)) => commands::calibrate::execute(args),
     };
     match outcome {
         Ok(code) => code,

@@ -1,6 +1,7 @@
 //! One file per subcommand; each returns the process exit code of a completed command.
 
 pub(crate) mod analyze;
+pub(crate) mod calibrate;
 pub(crate) mod capture;
 pub(crate) mod cleanup;
 pub(crate) mod from_sysbench;

@@ -404,6 +404,13 @@ impl Plan {
             humantime::format_duration(s.round_time),
             humantime::format_duration(s.pause),
         ));
+        if s.instances > 1 {
+            out.push_str(&format!(
+                "instances {} per side and level: fresh servers from the prepared data every {} round pairs; compared on instance means\n",
+                s.instances,
+                s.rounds.div_ceil(s.instances)
+            ));
+        }
         out.push_str(&match s.rewarm {
             Some(rewarm) => format!(
                 "client    connections kept between a side's rounds; later rounds re-warm {}\n",

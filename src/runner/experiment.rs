@@ -98,6 +98,7 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> a
         read_facts(&targets, results);
     }
     warn_if_same(plan, results);
+    warn_if_instance_confounded(plan, results);
     save(plan, results)?;
     let snapshots: Vec<hooks::GlobalSnapshot> = targets
         .iter()
@@ -246,6 +247,36 @@ pub(super) fn prepare_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result
             .collect();
         handles.into_iter().try_for_each(join)
     })
+}
+
+/// Says plainly when a side is an external server: abtest cannot start fresh instances
+/// of it, so whatever distinguishes the two servers themselves (memory layout, file
+/// placement, hardware, uptime) is part of the measured change.
+fn warn_if_instance_confounded(plan: &Plan, results: &mut ResultsFile) {
+    let external: Vec<String> = plan
+        .sides
+        .iter()
+        .filter(|s| matches!(s.target, crate::plan::TargetSpec::External { .. }))
+        .map(|s| s.side.to_string())
+        .collect();
+    let same_server = plan
+        .sides
+        .iter()
+        .all(|s| matches!(s.target, crate::plan::TargetSpec::External { .. }))
+        && serde_json::to_value(&plan.sides[0].target).ok()
+            == serde_json::to_value(&plan.sides[1].target).ok();
+    if external.is_empty() || same_server || plan.is_aa() {
+        return;
+    }
+    let warning = format!(
+        "the {} side(s) run on an external server, which abtest cannot replace with fresh \
+         instances: the configuration is confounded with the server instance, and two servers \
+         configured alike can differ by a few percent. Run an A/A on the same pair first (both \
+         profiles with the same settings) to see how far apart they are",
+        external.join(" and ")
+    );
+    eprintln!("abtest: warning: {warning}");
+    results.warnings.push(warning);
 }
 
 /// Warns when nothing distinguishes the sides: no differing variable, the same client

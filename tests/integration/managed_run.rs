@@ -379,3 +379,55 @@ fn an_aa_run_on_three_instances_reports_both_variance_components() {
     let report = std::fs::read_to_string(&markdown).unwrap();
     assert!(report.contains("between instances"), "{report}");
 }
+
+#[test]
+fn calibrate_says_how_far_two_instances_differ() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let json = sandbox.path("calibration.json");
+    let output = sandbox.run(&[
+        "calibrate",
+        "profiles/mariadb.toml",
+        "--instances",
+        "2",
+        "--max-time",
+        "12s",
+        "--json",
+        json.to_str().unwrap(),
+        "--",
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--table-size",
+        "1000",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "500ms",
+        "--rewarm",
+        "300ms",
+    ]);
+    let (stdout, stderr) = crate::support::text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("two instances of the same configuration differ by about"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("SD between instances"), "{stdout}");
+    let results: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    crate::support::assert_valid_results(&results);
+    assert_eq!(results["noise"]["instances"].as_array().unwrap().len(), 2);
+    // An external profile cannot be restarted: refused before anything starts.
+    let external = sandbox.write(
+        "external.toml",
+        "[connection]\nhost = \"127.0.0.1\"\nport = 3306\nuser = \"x\"\ndatabase = \"sbtest\"\n",
+    );
+    let refused = sandbox.run(&["calibrate", external.to_str().unwrap()]);
+    let (_, stderr) = crate::support::text(&refused);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("external server, which abtest cannot restart"),
+        "{stderr}"
+    );
+}

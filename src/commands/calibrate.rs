@@ -1,0 +1,78 @@
+//! `abtest calibrate PROFILE`: an A/A run of one configuration on fresh server instances
+//! (`--instances`), read as a calibration of the host: how far apart two instances of
+//! the same configuration are, how much rounds vary inside one, and what a comparison of
+//! this length can resolve. Run it before trusting a small difference.
+
+use clap::Parser as _;
+
+use crate::cli::{CalibrateArgs, Cli};
+use crate::exit::{self, UsageError};
+use crate::plan::Plan;
+use crate::results::ResultsFile;
+use crate::runner;
+use crate::stats::metric::Metric;
+
+/// Runs the A/A and prints what it says about the host.
+pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
+    let profile = args.profile.display().to_string();
+    let instances = args.instances.to_string();
+    let budget = humantime::format_duration(args.max_time).to_string();
+    let mut words: Vec<String> = ["abtest", "--baseline", &profile, "--variant", &profile]
+        .map(String::from)
+        .to_vec();
+    words.extend(["--instances".into(), instances, "--max-time".into(), budget]);
+    if let Some(json) = &args.json {
+        words.extend(["--json".into(), json.display().to_string()]);
+    }
+    words.extend(args.run_options.iter().cloned());
+    let cli = Cli::try_parse_from(&words)
+        .map_err(|e| UsageError::err(format!("calibrate: the run options: {e}")))?;
+    let plan = Plan::resolve(&cli.run, words.join(" "))?;
+    for warning in &plan.warnings {
+        eprintln!("abtest: warning: {warning}");
+    }
+    if cli.run.dry_run {
+        print!("{}", plan.describe());
+        return Ok(exit::SUCCESS);
+    }
+    runner::interrupt::install();
+    let (results, outcome) = runner::experiment::run(&plan, None);
+    outcome?;
+    print!("{}", summary(&results));
+    Ok(exit::SUCCESS)
+}
+
+/// What the calibration says, in words.
+fn summary(results: &ResultsFile) -> String {
+    let mut out = String::new();
+    let Some(noise) = &results.noise else {
+        return "abtest: calibrate: no completed rounds\n".to_string();
+    };
+    for v in &noise.instances {
+        out.push_str(&format!(
+            "{} at {} threads: {:.0} TPS; SD between instances {:.1} %, between rounds of one instance {:.1} % ({} instances, {} rounds)\n",
+            v.side, v.threads, v.tps.mean, v.between_cv_pct, v.within_cv_pct, v.tps.instances, v.tps.rounds
+        ));
+    }
+    let between: Vec<f64> = noise.instances.iter().map(|v| v.between_cv_pct).collect();
+    let within: Vec<f64> = noise.instances.iter().map(|v| v.within_cv_pct).collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
+    let minutes = results.rounds.iter().map(|r| r.duration_s).sum::<f64>() / 60.0;
+    out.push_str(&format!(
+        "On this host, two instances of the same configuration differ by about {:.1} % in TPS \
+         (√2 × the SD between instances); rounds of one instance vary by {:.1} %.\n",
+        std::f64::consts::SQRT_2 * mean(&between),
+        mean(&within)
+    ));
+    if let Some([low, high]) = tps.and_then(|c| c.ci_pct) {
+        out.push_str(&format!(
+            "A comparison like this one ({} instances per side, {minutes:.1} minutes measured) \
+             resolves about ±{:.1} % (the half-width of this A/A's 95 % interval, {:+.1} % [{low:+.1}, {high:+.1}]).\n",
+            results.plan.schedule.instances,
+            (high - low) / 2.0,
+            tps.map_or(0.0, |c| c.change_pct),
+        ));
+    }
+    out
+}
