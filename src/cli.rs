@@ -627,6 +627,13 @@ pub(crate) struct ScheduleArgs {
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=50), help_heading = "Schedule")]
     pub(crate) instances: u32,
 
+    /// Halfway through each level, exchange the settings of two external servers: each
+    /// side's teardown hooks run and its variables are restored, then its setup hooks run
+    /// on the other server, which serves it from then on. Makes the difference between the
+    /// two servers themselves measurable.
+    #[arg(long, help_heading = "Schedule")]
+    pub(crate) swap: bool,
+
     /// Looks of a run with --until, spread over the budget's rounds.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=20), help_heading = "Schedule")]
     pub(crate) looks: u32,

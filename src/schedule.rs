@@ -103,6 +103,10 @@ pub(crate) struct Schedule {
     /// this many blocks, each on fresh server processes (1 in files older than the option).
     #[serde(default = "one_instance")]
     pub(crate) instances: u32,
+    /// Whether the two external servers exchange the sides' settings halfway through each
+    /// level (`--swap`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) swap: bool,
 }
 
 fn one_instance() -> u32 {
@@ -176,6 +180,12 @@ impl Schedule {
         (u64::from(index) * u64::from(self.instances.max(1)) / u64::from(self.rounds.max(1))) as u32
     }
 
+    /// Whether a side's round `index` runs on the other side's server (`--swap`: the
+    /// second half of every level).
+    pub(crate) fn swapped_at(&self, index: u32) -> bool {
+        self.swap && index >= self.rounds / 2
+    }
+
     /// The warm-up of a round: the short re-warm when its connections were kept.
     pub(crate) fn warmup_of(&self, connections_kept: bool) -> Duration {
         match self.rewarm {
@@ -218,6 +228,7 @@ mod tests {
             order,
             level_order: LevelOrder::Asc,
             instances: 1,
+            swap: false,
         }
     }
 

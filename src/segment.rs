@@ -209,6 +209,7 @@ mod tests {
             order: RoundOrder::Abba,
             level_order: LevelOrder::Asc,
             instances: 1,
+            swap: false,
         };
         let slots = schedule.slots(1);
         let seg = segment(1, 2);

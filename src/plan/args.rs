@@ -162,6 +162,7 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
         order: args.order,
         level_order: args.level_order,
         instances: args.instances,
+        swap: args.swap,
     })
 }
 

@@ -257,6 +257,37 @@ fn check_instances(
     Ok(())
 }
 
+/// `--swap` moves each side's settings to the other server through its hooks: that
+/// needs two external servers, and settings that hooks make.
+fn check_swap(schedule: &Schedule, sides: &[SidePlan; 2], sequential: bool) -> anyhow::Result<()> {
+    if !schedule.swap {
+        return Ok(());
+    }
+    let refuse = |why: &str| Err(UsageError::err(format!("--swap: {why}")));
+    if sides
+        .iter()
+        .any(|s| !matches!(s.target, TargetSpec::External { .. }))
+    {
+        return refuse(
+            "both sides must be external [connection] servers; managed servers are fresh \
+             instances already (see --instances)",
+        );
+    }
+    if serde_json::to_value(&sides[0].target).ok() == serde_json::to_value(&sides[1].target).ok() {
+        return refuse("both sides are the same server; there is nothing to swap");
+    }
+    if sides.iter().all(|s| s.hooks.setup.is_empty()) {
+        return refuse(
+            "neither profile has setup hooks; --swap exchanges the settings the hooks make \
+             (SET GLOBAL, INSTALL SONAME), so the change must be written as hooks",
+        );
+    }
+    if schedule.rounds < 4 || schedule.instances > 1 || sequential {
+        return refuse("needs at least 4 rounds per side, and neither --instances nor --until");
+    }
+    Ok(())
+}
+
 /// A captured workload that writes changes an external server's data: that needs
 /// `--allow-writes`. Managed servers are thrown away, so they need nothing.
 fn check_captured_writes(
@@ -334,6 +365,7 @@ impl Plan {
         }
         let sequential = args::budget(&cli.schedule, &mut schedule, &analysis)?;
         check_instances(&schedule, &sides, sequential.is_some())?;
+        check_swap(&schedule, &sides, sequential.is_some())?;
         check_captured_writes(&workload, &sides, cli.workload.allow_writes)?;
         let plan = Plan {
             sides,

@@ -170,6 +170,12 @@ pub(crate) fn environment(results: &ResultsFile) -> Vec<String> {
     if let Some(line) = instances_line(results) {
         lines.push(line);
     }
+    if let Some(effect) = results.noise.as_ref().and_then(|n| n.server_effect_pct) {
+        lines.push(format!(
+            "servers swapped halfway (--swap): with the same settings the baseline's server ran \
+             {effect:+.1} % against the variant's; each setting ran half its rounds on each server"
+        ));
+    }
     lines.push(format!("abtest {}", results.abtest_version));
     lines
 }

@@ -175,6 +175,9 @@ pub(crate) struct RoundRecord {
     /// Open-loop figures, when `--rate` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) open_loop: Option<OpenLoop>,
+    /// Whether the round ran on the other side's server (`--swap`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) swapped: bool,
     /// The server instance block the round ran in (`--instances` above 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) instance: Option<u32>,

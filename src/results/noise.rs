@@ -43,6 +43,38 @@ pub(crate) struct NoiseBudget {
     /// and level (`--instances`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) instances: Vec<InstanceVariance>,
+    /// With `--swap`: how much faster the baseline's server ran than the variant's with
+    /// the same settings, in % (each side's rounds on its own server against its rounds
+    /// on the other, averaged over the two settings and the levels).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) server_effect_pct: Option<f64>,
+}
+
+/// The `--swap` estimate of the difference between the two servers themselves.
+fn server_effect(completed: &[&RoundRecord]) -> Option<f64> {
+    if !completed.iter().any(|r| r.swapped) {
+        return None;
+    }
+    let mean = |side: Side, threads: u32, swapped: bool| {
+        let values: Vec<f64> = completed
+            .iter()
+            .filter(|r| r.side == side && r.threads == threads && r.swapped == swapped)
+            .map(|r| r.tps)
+            .collect();
+        (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+    };
+    let mut levels: Vec<u32> = completed.iter().map(|r| r.threads).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    let mut ratios = Vec::new();
+    for threads in levels {
+        // The baseline's server (A) against the variant's (B), with each side's settings.
+        let baseline =
+            mean(Side::Baseline, threads, false).zip(mean(Side::Baseline, threads, true));
+        let variant = mean(Side::Variant, threads, true).zip(mean(Side::Variant, threads, false));
+        ratios.extend(baseline.into_iter().chain(variant).map(|(a, b)| a / b));
+    }
+    (!ratios.is_empty()).then(|| 100.0 * (ratios.iter().sum::<f64>() / ratios.len() as f64 - 1.0))
 }
 
 /// The two variance components of one side's TPS at one level.
@@ -135,6 +167,7 @@ impl NoiseBudget {
             after_switch_pct: after_switch(&completed),
             round_switch_ms: median(completed.iter().filter_map(|r| r.switch_ms).collect()),
             instances: instance_variance(&completed),
+            server_effect_pct: server_effect(&completed),
         }
     }
 
@@ -268,6 +301,7 @@ mod tests {
             connections_opened: None,
             start_offset_ms: None,
             instance: None,
+            swapped: false,
             open_loop: None,
             histogram: String::new(),
         }

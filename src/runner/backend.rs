@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
+use super::experiment::Swap;
 use super::progress::Progress;
 use super::round::{RoundSpec, run_round};
 use super::worker::Session;
@@ -60,6 +61,10 @@ pub(crate) trait Backend {
     /// Moves both sides to fresh server processes started from their prepared data
     /// (`--instances`), with their setup hooks run again.
     fn new_instance(&mut self) -> anyhow::Result<()>;
+    /// Exchanges the servers of the two sides (`--swap`): each side's teardown hooks run
+    /// and every server's variables are restored, then each side's setup hooks run on
+    /// the server that serves it from now on. Returns the teardown's warnings.
+    fn swap_servers(&mut self, swapped: bool) -> anyhow::Result<Vec<String>>;
 }
 
 /// A managed server stopped with SIGSTOP while the other side is measured; it continues
@@ -115,11 +120,17 @@ pub(crate) struct Servers<'a> {
     kept: [KeptSessions; 2],
     /// A segment's wall-clock window of every slot, by position.
     windows: Option<Vec<Window>>,
+    /// Which server serves which side (`--swap`), and the servers' snapshots.
+    swap: &'a Swap<'a>,
 }
 
 impl<'a> Servers<'a> {
     /// The servers of `targets`, with the run's id sequence.
-    pub(crate) fn new(plan: &'a Plan, targets: &'a mut [Target; 2]) -> Servers<'a> {
+    pub(crate) fn new(
+        plan: &'a Plan,
+        targets: &'a mut [Target; 2],
+        swap: &'a Swap<'a>,
+    ) -> Servers<'a> {
         let segment = plan.segment.as_ref();
         let skip = segment.map_or(0, Segment::unique_offset);
         let persistent = plan.client.connections == Connections::Persistent;
@@ -139,7 +150,13 @@ impl<'a> Servers<'a> {
                 )
                 .ok()
             }),
+            swap,
         }
+    }
+
+    /// The index of the target that serves `side` now.
+    fn server_of(&self, side: Side) -> usize {
+        side as usize ^ usize::from(self.swap.swapped.get())
     }
 
     /// This process's threads and arrival rate at `slot`'s level.
@@ -185,7 +202,7 @@ impl Backend for Servers<'_> {
             HookPoint::BeforeRound => &hooks.before_round,
             HookPoint::AfterRound => &hooks.after_round,
         };
-        let target = &self.targets[side as usize];
+        let target = &self.targets[self.server_of(side)];
         hooks::run(&target.admin, side, point.as_str(), statements)
     }
 
@@ -201,7 +218,7 @@ impl Backend for Servers<'_> {
         let rewarm = !kept.is_empty() && kept.iter().all(Option::is_some);
         let (share, rate) = self.share_of(slot);
         let window = self.wait_for_window(slot);
-        let target = &self.targets[slot.side as usize];
+        let target = &self.targets[self.server_of(slot.side)];
         let spec = RoundSpec {
             slot,
             share,
@@ -225,7 +242,7 @@ impl Backend for Servers<'_> {
         };
         let mut probe =
             ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));
-        let other = self.targets[other_side]
+        let other = self.targets[1 - self.server_of(slot.side)]
             .server
             .as_ref()
             .and_then(|s| s.pid());
@@ -250,6 +267,28 @@ impl Backend for Servers<'_> {
             .server
             .as_ref()
             .is_some_and(|s| !s.is_alive())
+    }
+
+    fn swap_servers(&mut self, swapped: bool) -> anyhow::Result<Vec<String>> {
+        let plan = self.plan;
+        let mut warnings = Vec::new();
+        for side in &plan.sides {
+            let target = &self.targets[self.server_of(side.side)];
+            warnings.extend(hooks::teardown(
+                &target.admin,
+                side.side,
+                &side.hooks.teardown,
+            ));
+        }
+        for (target, snapshot) in self.targets.iter().zip(self.swap.snapshots) {
+            warnings.extend(hooks::restore(&target.admin, target.side, snapshot));
+        }
+        self.kept = Default::default();
+        self.swap.swapped.set(swapped);
+        for side in Side::BOTH {
+            self.hooks(side, HookPoint::Setup)?;
+        }
+        Ok(warnings)
     }
 
     fn new_instance(&mut self) -> anyhow::Result<()> {

@@ -103,19 +103,27 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> a
     let snapshots: Vec<hooks::GlobalSnapshot> = targets
         .iter()
         .zip(&plan.sides)
-        .map(|(target, side)| hooks::snapshot(&target.admin, &side.hooks.all_but_teardown()))
+        .map(|(target, side)| hooks::snapshot(&target.admin, &snapshot_statements(plan, side)))
         .collect();
-    let rounds = prepare_and_run(plan, &mut targets, results);
+    let swap = Swap {
+        snapshots: &snapshots,
+        swapped: std::cell::Cell::new(false),
+    };
+    let rounds = prepare_and_run(plan, &mut targets, results, &swap);
     let mut teardown = Vec::new();
-    let leads = segments::leads(plan);
-    let sides = targets.iter().zip(&plan.sides).zip(&snapshots);
-    for ((target, side), snapshot) in sides.filter(|_| leads) {
-        teardown.extend(hooks::teardown(
-            &target.admin,
-            target.side,
-            &side.hooks.teardown,
-        ));
-        teardown.extend(hooks::restore(&target.admin, target.side, snapshot));
+    if segments::leads(plan) {
+        for side in &plan.sides {
+            // After --swap a side's settings live on the other server.
+            let target = &targets[side.side as usize ^ usize::from(swap.swapped.get())];
+            teardown.extend(hooks::teardown(
+                &target.admin,
+                side.side,
+                &side.hooks.teardown,
+            ));
+        }
+        for (target, snapshot) in targets.iter().zip(&snapshots) {
+            teardown.extend(hooks::restore(&target.admin, target.side, snapshot));
+        }
     }
     for message in &teardown {
         eprintln!("abtest: warning: {message}");
@@ -123,6 +131,28 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> a
     results.warnings.extend(teardown);
     drop(targets);
     rounds
+}
+
+/// What `--swap` needs: each server's variables before any hook, and which way round
+/// the sides and servers are now.
+pub(crate) struct Swap<'a> {
+    /// Each server's snapshot (by target), restored at a swap and at the end.
+    pub(crate) snapshots: &'a [hooks::GlobalSnapshot],
+    /// Whether each side runs on the other side's server.
+    pub(crate) swapped: std::cell::Cell<bool>,
+}
+
+/// The statements whose global variables a server's snapshot records: its side's hooks,
+/// or with `--swap` both sides', since both sides' settings will be made on it.
+fn snapshot_statements(plan: &Plan, side: &crate::plan::SidePlan) -> Vec<String> {
+    if plan.schedule.swap {
+        plan.sides
+            .iter()
+            .flat_map(|s| s.hooks.all_but_teardown())
+            .collect()
+    } else {
+        side.hooks.all_but_teardown()
+    }
 }
 
 /// Refuses to resume against servers whose configuration changed since the run started.
@@ -301,6 +331,7 @@ fn prepare_and_run(
     plan: &Plan,
     targets: &mut [Target; 2],
     results: &mut ResultsFile,
+    swap: &Swap<'_>,
 ) -> anyhow::Result<()> {
     let leads = segments::leads(plan);
     if leads {
@@ -309,7 +340,7 @@ fn prepare_and_run(
     } else {
         segments::wait_for_data(plan, targets)?;
     }
-    let mut servers = Servers::new(plan, targets);
+    let mut servers = Servers::new(plan, targets, swap);
     for side in Side::BOTH.into_iter().filter(|_| leads) {
         servers.hooks(side, HookPoint::Setup)?;
     }

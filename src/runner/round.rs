@@ -338,6 +338,7 @@ fn build_record(
         switch_ms: timing.switch.map(|d| d.as_secs_f64() * 1000.0),
         connections_opened: None,
         instance: None,
+        swapped: false,
         start_offset_ms: spec
             .window
             .zip(timing.started_at)

@@ -46,6 +46,7 @@ pub(crate) fn run_rounds_with(
         restarts: 0,
         started: std::time::Instant::now(),
         instance: None,
+        swapped: false,
     };
     let mut outcome = Ok(());
     for slot in slots.into_iter().filter(|s| !done.contains(&s.position)) {
@@ -73,6 +74,8 @@ struct RoundLoop<'a> {
     started: std::time::Instant,
     /// The server instance block the last slot ran in.
     instance: Option<u32>,
+    /// Whether the sides run on each other's servers now (`--swap`).
+    swapped: bool,
 }
 
 impl RoundLoop<'_> {
@@ -98,9 +101,30 @@ impl RoundLoop<'_> {
         Ok(Some(instance))
     }
 
+    /// With `--swap`, the sides move to each other's servers halfway through a level,
+    /// and back at the next level's start.
+    fn swap_if_due(&mut self, slot: Slot) -> anyhow::Result<()> {
+        let due = self.plan.schedule.swapped_at(slot.index);
+        if due != self.swapped {
+            let warnings = self.backend.swap_servers(due)?;
+            for warning in &warnings {
+                self.progress.line(&format!("abtest: warning: {warning}"));
+            }
+            self.results.warnings.extend(warnings);
+            self.swapped = due;
+            self.progress.line(if due {
+                "abtest: swap: each side's settings moved to the other server"
+            } else {
+                "abtest: swap: each side's settings back on its own server"
+            });
+        }
+        Ok(())
+    }
+
     /// Runs one slot to an end: completed, or (after restarts) failed or interrupted.
     fn slot(&mut self, slot: Slot) -> anyhow::Result<()> {
         let instance = self.enter_instance(slot)?;
+        self.swap_if_due(slot)?;
         loop {
             if interrupt::requested() {
                 return Err(Interrupted.into());
@@ -108,6 +132,7 @@ impl RoundLoop<'_> {
             self.backend.hooks(slot.side, HookPoint::BeforeRound)?;
             let mut record = self.backend.round(slot, &self.progress)?;
             record.instance = instance;
+            record.swapped = self.swapped;
             self.progress
                 .line(&round_line(&record, self.total, self.plan.schedule.rounds));
             let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());

@@ -111,6 +111,11 @@ impl Backend for Scripted {
         Ok(())
     }
 
+    fn swap_servers(&mut self, swapped: bool) -> anyhow::Result<Vec<String>> {
+        self.calls.push(format!("swap {swapped}"));
+        Ok(Vec::new())
+    }
+
     fn restart(&mut self, side: Side) -> anyhow::Result<()> {
         self.calls.push(format!("restart {side}"));
         self.lost[side as usize] = false;
@@ -144,6 +149,7 @@ fn record(slot: Slot, status: RoundStatus, reason: Option<&str>) -> RoundRecord 
         connections_opened: None,
         start_offset_ms: None,
         instance: None,
+        swapped: false,
         server: None,
         open_loop: None,
         histogram: String::new(),
@@ -183,6 +189,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
             order: RoundOrder::Abba,
             level_order: LevelOrder::Asc,
             instances: 1,
+            swap: false,
         },
         client: ClientOptions {
             rate: None,

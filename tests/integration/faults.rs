@@ -546,3 +546,106 @@ fn one_server_two_settings_through_hooks() {
     drop(admin);
     drop(server);
 }
+
+#[test]
+fn swap_moves_each_sides_settings_to_the_other_server_halfway() {
+    let _lock = server_lock();
+    let servers = [(); 2].map(|_| start_server(&BTreeMap::new(), 8));
+    let mut originals = Vec::new();
+    for server in &servers {
+        let mut admin = server.admin().unwrap();
+        admin.query_drop("CREATE DATABASE seen").unwrap();
+        admin
+            .query_drop("CREATE TABLE seen.rounds (side VARCHAR(10), errors INT)")
+            .unwrap();
+        let value: Option<u32> = admin
+            .query_first("SELECT @@GLOBAL.max_connect_errors")
+            .unwrap();
+        originals.push(value);
+    }
+    let sandbox = Sandbox::new();
+    // The variant's setting is a SET GLOBAL in its setup hook; every round notes on its
+    // server which side ran and what the setting was.
+    let note = |side: &str| {
+        format!(
+            "after_round = [\"INSERT INTO seen.rounds SELECT '{side}', @@GLOBAL.max_connect_errors\"]\n"
+        )
+    };
+    let baseline = servers[0].socket_profile(
+        &sandbox,
+        "baseline.toml",
+        &format!("[hooks]\n{}", note("baseline")),
+    );
+    let variant = servers[1].socket_profile(
+        &sandbox,
+        "variant.toml",
+        &format!(
+            "[hooks]\nsetup = [\"SET GLOBAL max_connect_errors = 4321\"]\n{}",
+            note("variant")
+        ),
+    );
+    let finished = sandbox.run_json(&[
+        "--baseline",
+        &baseline,
+        "--variant",
+        &variant,
+        "--swap",
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--rounds",
+        "4",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "0s",
+        "--table-size",
+        "1000",
+    ]);
+    assert_eq!(finished.code, Some(0), "{}", finished.output);
+    crate::support::assert_valid_results(&finished.results);
+    let swapped: Vec<bool> = finished.results["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["swapped"].as_bool().unwrap_or(false))
+        .collect();
+    assert_eq!(
+        swapped,
+        [false, false, false, false, true, true, true, true]
+    );
+    assert!(finished.results["noise"]["server_effect_pct"].is_number());
+    // Each server ran each side twice, the variant always with its setting.
+    for (i, server) in servers.iter().enumerate() {
+        let mut admin = server.admin().unwrap();
+        let rows: Vec<(String, u32)> = admin
+            .query("SELECT side, errors FROM seen.rounds ORDER BY side")
+            .unwrap();
+        let count = |side: &str| rows.iter().filter(|(s, _)| s == side).count();
+        assert_eq!(
+            (count("baseline"), count("variant")),
+            (2, 2),
+            "server {i}: {rows:?}"
+        );
+        for (side, errors) in &rows {
+            let expected = if side == "variant" {
+                4321
+            } else {
+                originals[i].unwrap()
+            };
+            assert_eq!(*errors, expected, "server {i}, {side}: {rows:?}");
+        }
+        let now: Option<u32> = admin
+            .query_first("SELECT @@GLOBAL.max_connect_errors")
+            .unwrap();
+        assert_eq!(now, originals[i], "server {i} was not put back");
+    }
+    assert!(
+        finished
+            .output
+            .contains("settings moved to the other server"),
+        "{}",
+        finished.output
+    );
+}
