@@ -137,6 +137,15 @@ impl RoundControl {
         }
     }
 
+    /// A worker that cannot go on (its thread panicked) counts as arrived and failed, and
+    /// stops the round, so the coordinator never waits for it.
+    pub(crate) fn abandon(&self) {
+        let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
+        arrivals.failed += 1;
+        self.fatal.store(true, Ordering::SeqCst);
+        self.changed.notify_all();
+    }
+
     /// The coordinator waits until `workers` have arrived or `stop()` says to give up.
     /// Returns the number that failed to connect.
     pub(crate) fn wait_arrivals(&self, workers: usize, stop: impl Fn() -> bool) -> usize {
@@ -166,5 +175,25 @@ impl RoundControl {
     /// Whether events completing now are counted.
     pub(crate) fn measuring(&self) -> bool {
         self.phase.load(Ordering::Relaxed) == MEASURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_abandoned_worker_never_leaves_the_coordinator_waiting() {
+        let control = RoundControl::new(3, false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| control.arrive_and_wait(true));
+            scope.spawn(|| control.arrive_and_wait(true));
+            // The third worker's thread panicked before it could arrive.
+            scope.spawn(|| control.abandon());
+            let failed = control.wait_arrivals(3, || false);
+            assert_eq!(failed, 1);
+            assert!(control.fatal.load(Ordering::SeqCst));
+            control.set_phase(STOP);
+        });
     }
 }

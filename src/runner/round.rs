@@ -122,7 +122,11 @@ pub(crate) fn run_round(
                     if let Some(cpus) = cpus {
                         let _ = cpus.apply_to_current_thread();
                     }
-                    worker::run(setup, control, session)
+                    let run = std::panic::AssertUnwindSafe(|| worker::run(setup, control, session));
+                    std::panic::catch_unwind(run).unwrap_or_else(|panic| {
+                        control.abandon();
+                        (WorkerStats::failed(worker_panic(id, &*panic)), None)
+                    })
                 });
             match spawned {
                 Ok(handle) => handles.push(handle),
@@ -345,6 +349,16 @@ fn build_record(
             .map(|(planned, actual)| offset_ms(planned.measure, actual)),
         server: None,
     }
+}
+
+/// What a worker thread's panic said, for the round's failure reason.
+fn worker_panic(id: usize, panic: &(dyn std::any::Any + Send)) -> String {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string());
+    format!("worker thread {id} panicked ({message}); this is a bug in abtest, please report it")
 }
 
 /// The monotonic instant of a wall-clock time (now, if it has passed).

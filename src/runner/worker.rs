@@ -62,6 +62,14 @@ impl WorkerStats {
         }
     }
 
+    /// The statistics of a worker that could not run, with the reason.
+    pub(crate) fn failed(reason: String) -> WorkerStats {
+        WorkerStats {
+            failure: Some(reason),
+            ..WorkerStats::new()
+        }
+    }
+
     fn record_event(&mut self, latency: Duration, lag: Duration, counts: &QueryCounts) {
         self.record_latency(latency.as_micros() as u64);
         self.events += 1;
