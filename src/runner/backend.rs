@@ -10,9 +10,9 @@ use std::sync::Arc;
 use anyhow::Context;
 
 use super::experiment::Swap;
+use super::pool::WorkerPool;
 use super::progress::Progress;
 use super::round::{RoundSpec, run_round};
-use super::worker::Session;
 use super::{hooks, interrupt};
 use crate::cpu;
 use crate::plan::Plan;
@@ -89,23 +89,10 @@ impl Drop for Frozen {
     }
 }
 
-/// A side's open sessions, one per client thread of a level, kept between its rounds.
-#[derive(Default)]
-struct KeptSessions {
-    threads: u32,
-    sessions: Vec<Option<Session>>,
-}
-
-impl KeptSessions {
-    /// The sessions kept for a round at `threads`; those of another level are closed.
-    fn take(&mut self, threads: u32) -> Vec<Option<Session>> {
-        let sessions = std::mem::take(&mut self.sessions);
-        if self.threads == threads {
-            sessions
-        } else {
-            Vec::new()
-        }
-    }
+/// A side's client threads at one level (and their sessions), kept between its rounds.
+struct SidePool {
+    level: u32,
+    pool: WorkerPool,
 }
 
 /// Both sides' real servers.
@@ -116,8 +103,9 @@ pub(crate) struct Servers<'a> {
     pub(crate) targets: &'a mut [Target; 2],
     /// Distinct ids shared by every round of the run.
     pub(crate) unique: Arc<UniqueSequence>,
-    /// Each side's sessions from its last round (`--connections persistent`).
-    kept: [KeptSessions; 2],
+    /// Each side's client threads, with their sessions when they are kept
+    /// (`--connections persistent`).
+    pools: [Option<SidePool>; 2],
     /// A segment's wall-clock window of every slot, by position.
     windows: Option<Vec<Window>>,
     /// Which server serves which side (`--swap`), and the servers' snapshots.
@@ -139,7 +127,7 @@ impl<'a> Servers<'a> {
             plan,
             targets,
             unique: Arc::new(UniqueSequence::skipping(plan.seed, skip)),
-            kept: Default::default(),
+            pools: Default::default(),
             // The start time was checked when the plan was made.
             windows: segment.and_then(|s| {
                 s.windows(
@@ -212,11 +200,26 @@ impl Backend for Servers<'_> {
         let other_side = 1 - slot.side as usize;
         if self.targets[0].client.same_server(&self.targets[1].client) {
             // Both sides on one server: its max_connections must not hold both sets.
-            self.kept[other_side] = KeptSessions::default();
+            self.pools[other_side] = None;
         }
-        let kept = self.kept[slot.side as usize].take(slot.threads);
-        let rewarm = !kept.is_empty() && kept.iter().all(Option::is_some);
         let (share, rate) = self.share_of(slot);
+        let index = slot.side as usize;
+        if !matches!(&self.pools[index], Some(p) if p.level == slot.threads) {
+            // Another level's threads quit first, closing their sessions.
+            self.pools[index] = None;
+            let pool = WorkerPool::start(
+                share.count as usize,
+                plan.client.client_sched,
+                plan.client.cpus.as_ref(),
+            )
+            .map_err(|e| anyhow::anyhow!("{}: {e}", slot.side))?;
+            self.pools[index] = Some(SidePool {
+                level: slot.threads,
+                pool,
+            });
+        }
+        let pool = &mut self.pools[index].as_mut().expect("just made").pool;
+        let rewarm = keep && pool.without_session() == 0;
         let window = self.wait_for_window(slot);
         let target = &self.targets[self.server_of(slot.side)];
         let spec = RoundSpec {
@@ -249,14 +252,9 @@ impl Backend for Servers<'_> {
         let other_cpu = || other.and_then(cpu::process_cpu);
         let (before, started) = (other_cpu(), std::time::Instant::now());
         let frozen = other.filter(|_| plan.client.freeze_idle).map(Frozen::stop);
-        let (mut record, sessions) = run_round(&spec, interrupt::flag(), &mut probe, kept);
+        let pool = &mut self.pools[index].as_mut().expect("made above").pool;
+        let mut record = run_round(&spec, interrupt::flag(), &mut probe, pool, keep);
         drop(frozen);
-        if keep {
-            self.kept[slot.side as usize] = KeptSessions {
-                threads: slot.threads,
-                sessions,
-            };
-        }
         record.other_server_cpu_pct = cpu::spent(before, other_cpu())
             .map(|spent| 100.0 * spent.as_secs_f64() / started.elapsed().as_secs_f64().max(1e-9));
         Ok(record)
@@ -283,7 +281,7 @@ impl Backend for Servers<'_> {
         for (target, snapshot) in self.targets.iter().zip(self.swap.snapshots) {
             warnings.extend(hooks::restore(&target.admin, target.side, snapshot));
         }
-        self.kept = Default::default();
+        self.pools = Default::default();
         self.swap.swapped.set(swapped);
         for side in Side::BOTH {
             self.hooks(side, HookPoint::Setup)?;
@@ -293,7 +291,7 @@ impl Backend for Servers<'_> {
 
     fn new_instance(&mut self) -> anyhow::Result<()> {
         let plan = self.plan;
-        self.kept = Default::default();
+        self.pools = Default::default();
         for (target, side) in self.targets.iter_mut().zip(&plan.sides) {
             target
                 .fresh_instance(side, plan.max_threads())
@@ -308,7 +306,7 @@ impl Backend for Servers<'_> {
     fn restart(&mut self, side: Side) -> anyhow::Result<()> {
         let plan = self.plan;
         let index = side as usize;
-        self.kept[index] = KeptSessions::default();
+        self.pools[index] = None;
         self.targets[index].server = None;
         let mut target = crate::target::open_one(plan.side(side), plan.max_threads())
             .with_context(|| format!("{side}: restarting the lost server"))?;

@@ -64,7 +64,10 @@ pub(crate) struct RoundControl {
     /// One entry per worker.
     pub(crate) live: Vec<CachePadded<LiveCounters>>,
     arrivals: Mutex<Arrivals>,
-    changed: Condvar,
+    /// Signalled when a worker arrives (the coordinator waits on it).
+    arrived: Condvar,
+    /// Signalled when the phase moves on (the arrived workers wait on it).
+    phase_changed: Condvar,
     connecting: Mutex<u32>,
     connect_slot_free: Condvar,
 }
@@ -100,7 +103,8 @@ impl RoundControl {
                 .map(|_| CachePadded::new(LiveCounters::new(with_interval)))
                 .collect(),
             arrivals: Mutex::new(Arrivals::default()),
-            changed: Condvar::new(),
+            arrived: Condvar::new(),
+            phase_changed: Condvar::new(),
             connecting: Mutex::new(0),
             connect_slot_free: Condvar::new(),
         }
@@ -128,10 +132,12 @@ impl RoundControl {
         } else {
             arrivals.failed += 1;
         }
-        self.changed.notify_all();
+        // Only the coordinator waits for arrivals: waking the waiting workers at every
+        // arrival would cost n² wake-ups at a thousand connections.
+        self.arrived.notify_all();
         while self.phase.load(Ordering::SeqCst) == CONNECTING {
             arrivals = self
-                .changed
+                .phase_changed
                 .wait(arrivals)
                 .unwrap_or_else(|e| e.into_inner());
         }
@@ -143,7 +149,7 @@ impl RoundControl {
         let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
         arrivals.failed += 1;
         self.fatal.store(true, Ordering::SeqCst);
-        self.changed.notify_all();
+        self.arrived.notify_all();
     }
 
     /// The coordinator waits until `workers` have arrived or `stop()` says to give up.
@@ -152,7 +158,7 @@ impl RoundControl {
         let mut arrivals = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
         while arrivals.connected + arrivals.failed < workers && !stop() {
             arrivals = self
-                .changed
+                .arrived
                 .wait_timeout(arrivals, Duration::from_millis(50))
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
@@ -164,7 +170,7 @@ impl RoundControl {
     pub(crate) fn set_phase(&self, phase: u8) {
         let _guard = self.arrivals.lock().unwrap_or_else(|e| e.into_inner());
         self.phase.store(phase, Ordering::SeqCst);
-        self.changed.notify_all();
+        self.phase_changed.notify_all();
     }
 
     /// Whether workers should keep running events.

@@ -8,6 +8,7 @@ pub(crate) mod experiment;
 pub(crate) mod hooks;
 pub(crate) mod interrupt;
 pub(crate) mod looks;
+pub(crate) mod pool;
 pub(crate) mod progress;
 pub(crate) mod round;
 pub(crate) mod round_loop;

@@ -1,5 +1,6 @@
-//! One round: spawn a thread per connection, wait until every connection is ready, run
-//! the warm-up, measure, stop, and merge the workers' statistics.
+//! One round: hand each of the side's client threads its job, wait until every
+//! connection is ready, run the warm-up, measure, stop, and merge the workers'
+//! statistics.
 //!
 //! Connection set-up happens before the warm-up starts, so no round measures a
 //! connection storm, and a worker that fails to connect reports through the same gate
@@ -12,8 +13,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::arrivals::Arrivals;
 use super::control::{MEASURE, RoundControl, STOP, WARMUP};
+use super::pool::{Answer, RoundJob, WorkerPool};
 use super::progress::{self, IntervalReporter, Progress};
-use super::worker::{self, Session, WorkerSetup, WorkerStats};
+use super::worker::WorkerStats;
 use crate::cpu;
 use crate::db::ConnectSpec;
 use crate::histogram;
@@ -23,16 +25,12 @@ use crate::results::{HostLoad, LatencyMs, OpenLoop, RoundRecord, RoundStatus};
 use crate::schedule::Slot;
 use crate::segment::{ThreadShare, Window};
 use crate::server::probe::ServerProbe;
-use crate::thread_policy;
 use crate::workload::WorkloadSpec;
 use crate::workload::oltp::{QueryCounts, SessionContext};
 use crate::workload::random::UniqueSequence;
 
 /// How often `Threads_running` is sampled during the measured period.
 const PROBE_INTERVAL: Duration = Duration::from_millis(250);
-
-/// Stack size of a worker thread: small, so a thousand connections stay cheap.
-const WORKER_STACK: usize = 512 * 1024;
 
 /// What one round runs.
 #[derive(Debug, Clone)]
@@ -69,91 +67,65 @@ pub(crate) struct RoundSpec<'a> {
     pub(crate) progress: &'a Progress,
 }
 
-/// Runs one round. `interrupt` stops it early (the round is then marked interrupted).
-/// `kept` holds each connection's session from the side's previous round at this level
-/// (or `None`, to connect); the sessions still usable at the end are handed back.
+/// Runs one round on `pool`'s threads. `interrupt` stops it early (the round is then
+/// marked interrupted). With `keep_sessions`, each thread runs on the session it kept
+/// from the side's previous round at this level (or connects), and keeps it.
 pub(crate) fn run_round(
     spec: &RoundSpec<'_>,
     interrupt: &AtomicBool,
     probe: &mut ServerProbe,
-    kept: Vec<Option<Session>>,
-) -> (RoundRecord, Vec<Option<Session>>) {
-    let threads = spec.share.count as usize;
+    pool: &mut WorkerPool,
+    keep_sessions: bool,
+) -> RoundRecord {
+    let threads = pool.len();
     let switch_started = Instant::now();
-    let opened = kept.iter().filter(|s| s.is_none()).count() as u32
-        + threads.saturating_sub(kept.len()) as u32;
-    let mut kept = kept.into_iter();
-    let control = RoundControl::new(threads, spec.client.report_interval.is_some());
-    let arrivals = spec
-        .rate
-        .map(|rate| Arrivals::new(rate, spec.seed ^ 0xa5a5));
-    let mut timing = Timing::default();
-    let finished: Vec<(WorkerStats, Option<Session>)> = std::thread::scope(|scope| {
-        let mut handles = Vec::with_capacity(threads);
-        for id in 0..threads {
-            // Level-wide: segments of a split run hold disjoint ids of the same level.
-            let thread = spec.share.first + id as u32;
-            let setup = WorkerSetup {
-                id,
-                connect: spec.connect,
-                workload: spec.workload,
-                context: SessionContext {
-                    thread,
-                    threads: spec.slot.threads,
-                    unique: Arc::clone(&spec.unique),
-                },
-                seed: spec
-                    .seed
-                    .wrapping_add(u64::from(thread).wrapping_mul(0x9E37_79B9)),
-                ignore: &spec.client.ignore_errors,
-                arrivals: arrivals.as_ref(),
-            };
-            let control = &control;
-            let policy = spec.client.client_sched;
-            let cpus = spec.client.cpus.as_ref();
-            let session = kept.next().flatten();
-            let spawned = std::thread::Builder::new()
-                .name(format!("worker-{id}"))
-                .stack_size(WORKER_STACK)
-                .spawn_scoped(scope, move || {
-                    // Best effort: a kernel that refuses only loses the optimisation.
-                    let _ = thread_policy::apply_to_current_thread(policy);
-                    // The CPUs were checked when the plan was made.
-                    if let Some(cpus) = cpus {
-                        let _ = cpus.apply_to_current_thread();
-                    }
-                    let run = std::panic::AssertUnwindSafe(|| worker::run(setup, control, session));
-                    std::panic::catch_unwind(run).unwrap_or_else(|panic| {
-                        control.abandon();
-                        (WorkerStats::failed(worker_panic(id, &*panic)), None)
-                    })
-                });
-            match spawned {
-                Ok(handle) => handles.push(handle),
-                Err(e) => {
-                    timing.spawn_error = Some(format!("cannot start worker thread {id}: {e}"));
-                    break;
-                }
-            }
-        }
-        timing = coordinate(
-            spec,
-            &control,
-            handles.len(),
-            interrupt,
-            timing.spawn_error.take(),
-            probe,
-            switch_started,
-        );
-        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    let opened = if keep_sessions {
+        pool.without_session()
+    } else {
+        threads
+    } as u32;
+    let control = Arc::new(RoundControl::new(
+        threads,
+        spec.client.report_interval.is_some(),
+    ));
+    let round = Arc::new(RoundJob {
+        connect: Arc::new(spec.connect.clone()),
+        workload: Arc::new(spec.workload.clone()),
+        ignore: Arc::new(spec.client.ignore_errors.clone()),
+        arrivals: spec
+            .rate
+            .map(|rate| Arc::new(Arrivals::new(rate, spec.seed ^ 0xa5a5))),
+        control: Arc::clone(&control),
+        keep_sessions,
     });
-    let (stats, sessions): (Vec<WorkerStats>, Vec<Option<Session>>) = finished.into_iter().unzip();
+    let (answers, sent) = pool.dispatch(&round, |id| {
+        // Level-wide: segments of a split run hold disjoint ids of the same level.
+        let thread = spec.share.first + id as u32;
+        let context = SessionContext {
+            thread,
+            threads: spec.slot.threads,
+            unique: Arc::clone(&spec.unique),
+        };
+        let seed = spec
+            .seed
+            .wrapping_add(u64::from(thread).wrapping_mul(0x9E37_79B9));
+        (context, seed)
+    });
+    let gone = (sent < threads)
+        .then(|| format!("{} of {threads} worker threads are gone", threads - sent));
+    let timing = coordinate(spec, &control, sent, interrupt, gone, probe, switch_started);
+    // Every job answers, also when its worker panics; a thread that died drops its job,
+    // which ends the wait.
+    let mut finished: Vec<Answer> = answers.iter().take(sent).collect();
+    finished.sort_by_key(|answer| answer.0);
+    pool.record(&finished);
+    let stats: Vec<WorkerStats> = finished.into_iter().map(|(_, stats, _)| stats).collect();
     let mut record = build_record(spec, &stats, &timing, interrupt);
     record.connections_opened = Some(opened);
     if record.status == RoundStatus::Completed {
         record.server = probe.finish(record.transactions);
     }
-    (record, sessions)
+    record
 }
 
 #[derive(Debug, Default)]
@@ -349,16 +321,6 @@ fn build_record(
             .map(|(planned, actual)| offset_ms(planned.measure, actual)),
         server: None,
     }
-}
-
-/// What a worker thread's panic said, for the round's failure reason.
-fn worker_panic(id: usize, panic: &(dyn std::any::Any + Send)) -> String {
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".to_string());
-    format!("worker thread {id} panicked ({message}); this is a bug in abtest, please report it")
 }
 
 /// The monotonic instant of a wall-clock time (now, if it has passed).
