@@ -314,7 +314,10 @@ fn a_budget_run_looks_and_says_why_it_stopped() {
             "the audit plugin costs more than 5 %: {stdout}"
         );
     } else {
-        assert_eq!(last["rounds_per_side"], 12, "{stopped}");
+        // Undecided: the run went to the budget's last planned look.
+        let planned = &results["plan"]["sequential"]["design"]["rounds"];
+        let final_look = planned.as_array().unwrap().last().unwrap();
+        assert_eq!(&last["rounds_per_side"], final_look, "{stopped}");
     }
     assert_eq!(
         results["analysis"]["alpha"], last["alpha"],
