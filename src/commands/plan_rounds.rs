@@ -71,6 +71,7 @@ fn wall_clock(args: &PlanRoundsArgs, rounds: u32) -> Duration {
 fn pilot_cv(path: &Path) -> anyhow::Result<(f64, String)> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError::err(format!("{}: cannot read it ({e})", path.display())))?;
+    let mut unit = "";
     let samples = if text.trim_start().starts_with('{') {
         let run = results::load(path).map_err(|e| UsageError::err(format!("{e:#}")))?;
         let completed: Vec<_> = run
@@ -78,6 +79,12 @@ fn pilot_cv(path: &Path) -> anyhow::Result<(f64, String)> {
             .into_iter()
             .filter(|r| r.status == results::RoundStatus::Completed)
             .collect();
+        if completed.iter().any(|r| r.instance.is_some()) {
+            // A pilot on fresh instances (calibrate, --instances): the CV is that of
+            // instance means, between and within instances together.
+            unit = "; the pilot ran on server instances, so the CV is of instance means and \
+                    every count below is instances per side, each of the pilot's rounds per instance";
+        }
         results::samples(&completed, &[Metric::Tps])
     } else {
         roundcsv::read(path)?
@@ -102,9 +109,14 @@ fn pilot_cv(path: &Path) -> anyhow::Result<(f64, String)> {
             path.display()
         ))
     })?;
+    let what = if unit.is_empty() {
+        "rounds"
+    } else {
+        "instances"
+    };
     Ok((
         cv,
-        format!("{threads} threads, {nb} baseline and {nv} variant rounds"),
+        format!("{threads} threads, {nb} baseline and {nv} variant {what}{unit}"),
     ))
 }
 
