@@ -257,6 +257,14 @@ fn check_instances(
     Ok(())
 }
 
+/// Whether both sides reach one and the same external server (two settings of one
+/// server, set by hooks).
+pub(crate) fn one_external_server(sides: &[SidePlan; 2]) -> bool {
+    let external = |s: &SidePlan| matches!(s.target, TargetSpec::External { .. });
+    let target = |s: &SidePlan| serde_json::to_value(&s.target).ok();
+    sides.iter().all(external) && target(&sides[0]) == target(&sides[1])
+}
+
 /// `--swap` moves each side's settings to the other server through its hooks: that
 /// needs two external servers, and settings that hooks make.
 fn check_swap(schedule: &Schedule, sides: &[SidePlan; 2], sequential: bool) -> anyhow::Result<()> {
@@ -273,7 +281,7 @@ fn check_swap(schedule: &Schedule, sides: &[SidePlan; 2], sequential: bool) -> a
              instances already (see --instances)",
         );
     }
-    if serde_json::to_value(&sides[0].target).ok() == serde_json::to_value(&sides[1].target).ok() {
+    if one_external_server(sides) {
         return refuse("both sides are the same server; there is nothing to swap");
     }
     if sides.iter().all(|s| s.hooks.setup.is_empty()) {

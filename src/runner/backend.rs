@@ -121,23 +121,13 @@ impl<'a> Servers<'a> {
     ) -> Servers<'a> {
         let segment = plan.segment.as_ref();
         let skip = segment.map_or(0, Segment::unique_offset);
-        let persistent = plan.client.connections == Connections::Persistent;
-        let slots = plan.schedule.slots(plan.seed);
         Servers {
             plan,
             targets,
             unique: Arc::new(UniqueSequence::skipping(plan.seed, skip)),
             pools: Default::default(),
             // The start time was checked when the plan was made.
-            windows: segment.and_then(|s| {
-                s.windows(
-                    &plan.schedule,
-                    &slots,
-                    persistent,
-                    std::time::SystemTime::now(),
-                )
-                .ok()
-            }),
+            windows: segment.and_then(|s| super::segments::windows(plan, s).ok()),
             swap,
         }
     }

@@ -289,13 +289,7 @@ fn warn_if_instance_confounded(plan: &Plan, results: &mut ResultsFile) {
         .filter(|s| matches!(s.target, crate::plan::TargetSpec::External { .. }))
         .map(|s| s.side.to_string())
         .collect();
-    let same_server = plan
-        .sides
-        .iter()
-        .all(|s| matches!(s.target, crate::plan::TargetSpec::External { .. }))
-        && serde_json::to_value(&plan.sides[0].target).ok()
-            == serde_json::to_value(&plan.sides[1].target).ok();
-    if external.is_empty() || same_server || plan.is_aa() {
+    if external.is_empty() || crate::plan::one_external_server(&plan.sides) || plan.is_aa() {
         return;
     }
     let warning = format!(

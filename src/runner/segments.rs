@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::exit::UsageError;
 use crate::plan::Plan;
-use crate::segment::Segment;
+use crate::segment::{Segment, Window};
 use crate::target::Target;
 use crate::workload::schema;
 
@@ -20,13 +20,19 @@ pub(crate) fn leads(plan: &Plan) -> bool {
     plan.segment.as_ref().is_none_or(|s| s.index == 1)
 }
 
-/// The wall-clock start of the first round, if the run is a segment.
-fn first_window(plan: &Plan, segment: &Segment) -> anyhow::Result<SystemTime> {
+/// A segment's wall-clock window of every slot of the plan, by position; a segment
+/// without a start time starts now.
+pub(crate) fn windows(plan: &Plan, segment: &Segment) -> anyhow::Result<Vec<Window>> {
     let slots = plan.schedule.slots(plan.seed);
     let persistent = plan.client.connections == crate::schedule::Connections::Persistent;
-    let windows = segment
+    segment
         .windows(&plan.schedule, &slots, persistent, SystemTime::now())
-        .map_err(UsageError::err)?;
+        .map_err(UsageError::err)
+}
+
+/// The wall-clock start of the first round of a segment.
+fn first_window(plan: &Plan, segment: &Segment) -> anyhow::Result<SystemTime> {
+    let windows = windows(plan, segment)?;
     Ok(windows.first().map_or(SystemTime::now(), |w| w.start))
 }
 
