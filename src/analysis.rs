@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::exit::UsageError;
 use crate::profile::Side;
-use crate::stats::compare::{self, Comparison, Sample, compare};
+use crate::stats::compare::{self, Comparison, Sample, Unit, compare};
 use crate::stats::diagnostics::side_warnings;
 use crate::stats::fieller::fieller;
 use crate::stats::metric::Metric;
@@ -172,10 +172,11 @@ fn latency_metric_name(name: &str) -> Option<Metric> {
     metric.is_latency().then_some(metric)
 }
 
-/// Analyses `samples`: comparisons, verdicts, power and warnings.
-pub(crate) fn analyze(samples: &[Sample], options: &AnalysisOptions) -> Analysis {
+/// Analyses `samples`, each value one `unit`: comparisons, verdicts, power and warnings.
+pub(crate) fn analyze(samples: &[Sample], unit: Unit, options: &AnalysisOptions) -> Analysis {
     let mut comparisons = compare(samples, options.alpha);
     for comparison in &mut comparisons {
+        comparison.unit = unit;
         judge(comparison, samples, options);
     }
     let mut verdict = verdict::overall(comparisons.iter().filter_map(|c| c.verdict));
@@ -196,6 +197,7 @@ pub(crate) fn analyze(samples: &[Sample], options: &AnalysisOptions) -> Analysis
                 warnings.extend(side_warnings(
                     &format!("{side} tps at {} threads", comparison.threads),
                     &rounds,
+                    unit,
                 ));
             }
         }
@@ -340,6 +342,7 @@ fn one_sided_mean_interval(summary: &Summary, alpha: f64) -> [f64; 2] {
 fn comparison_warnings(c: &Comparison) -> Vec<String> {
     let mut warnings = Vec::new();
     let label = format!("{} at {} threads", c.metric, c.threads);
+    let unit = c.unit.noun();
     if let (Some([plo, phi]), Some(paired), Some([lo, hi])) =
         (c.paired_ci_pct, c.paired_change_pct, c.ci_pct)
     {
@@ -347,7 +350,7 @@ fn comparison_warnings(c: &Comparison) -> Vec<String> {
         let welch_holds_paired = lo <= paired && paired <= hi;
         if !paired_holds_welch && !welch_holds_paired {
             warnings.push(format!(
-                "{label}: the paired-by-round interval [{plo:+.2}, {phi:+.2}] % disagrees with the Welch/Fieller estimate {:+.2} %; the sides may have drifted differently",
+                "{label}: the paired-by-{unit} interval [{plo:+.2}, {phi:+.2}] % disagrees with the Welch/Fieller estimate {:+.2} %; the sides may have drifted differently",
                 c.change_pct
             ));
         }

@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 use super::{AnalysisOptions, analyze};
 use crate::profile::Side;
-use crate::stats::compare::Sample;
+use crate::stats::compare::{Sample, Unit};
 use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
 
@@ -55,7 +55,7 @@ fn aa_false_positive_rate_is_alpha() {
     let mut rng = SmallRng::seed_from_u64(2026);
     let opts = options(None);
     let fp = rate(1000, || {
-        analyze(&experiment(&mut rng, 10, 0.03, 1.0), &opts).comparisons[0].significant
+        analyze(&experiment(&mut rng, 10, 0.03, 1.0), Unit::Round, &opts).comparisons[0].significant
     });
     assert!((0.03..=0.07).contains(&fp), "A/A false-positive rate {fp}");
 }
@@ -66,7 +66,8 @@ fn go_rate_follows_theory() {
     let opts = options(Some(0.05));
     // True change exactly at the 5 % margin: GO must be as rare as alpha (test size).
     let at_margin = rate(1000, || {
-        analyze(&experiment(&mut rng, 10, 0.03, 0.95), &opts).verdict == Some(Verdict::Go)
+        analyze(&experiment(&mut rng, 10, 0.03, 0.95), Unit::Round, &opts).verdict
+            == Some(Verdict::Go)
     });
     assert!(
         (0.03..=0.07).contains(&at_margin),
@@ -74,12 +75,13 @@ fn go_rate_follows_theory() {
     );
     // No change, CV 3 %, 10 rounds: power ≈ Φ(0.05/(0.03·√0.2) − t₀.₉₅) ≈ 0.97.
     let no_change = rate(1000, || {
-        analyze(&experiment(&mut rng, 10, 0.03, 1.0), &opts).verdict == Some(Verdict::Go)
+        analyze(&experiment(&mut rng, 10, 0.03, 1.0), Unit::Round, &opts).verdict
+            == Some(Verdict::Go)
     });
     assert!(no_change > 0.93, "GO rate without change {no_change}");
     // A 10 % loss is NO-GO nearly always, never GO.
-    let mut verdicts =
-        (0..200).map(|_| analyze(&experiment(&mut rng, 10, 0.03, 0.90), &opts).verdict);
+    let mut verdicts = (0..200)
+        .map(|_| analyze(&experiment(&mut rng, 10, 0.03, 0.90), Unit::Round, &opts).verdict);
     assert!(verdicts.all(|v| v != Some(Verdict::Go)));
 }
 
@@ -88,7 +90,7 @@ fn not_significant_is_never_go() {
     // Noisy data with no visible change: INCONCLUSIVE, not GO.
     let mut rng = SmallRng::seed_from_u64(3);
     let opts = options(Some(0.05));
-    let analysis = analyze(&experiment(&mut rng, 3, 0.30, 1.0), &opts);
+    let analysis = analyze(&experiment(&mut rng, 3, 0.30, 1.0), Unit::Round, &opts);
     assert_eq!(analysis.verdict, Some(Verdict::Inconclusive));
     assert!(
         analysis.comparisons[0]

@@ -13,6 +13,12 @@ use clap::ValueEnum;
 
 use crate::profile::Side;
 
+/// What a move of both sides to fresh server instances costs, for planning a budget:
+/// a clean shutdown, a copy of the prepared datadir and a start with its buffer pool
+/// loaded took 0.9–1.0 s on the reference host at 10 000 rows; a larger datadir copies
+/// longer where the filesystem cannot reflink.
+pub(crate) const INSTANCE_SWITCH_ESTIMATE: Duration = Duration::from_secs(2);
+
 /// The order in which the two sides take turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -205,11 +211,32 @@ impl Schedule {
     }
 
     /// Estimated wall time of all rounds, excluding server start and data preparation:
-    /// each side's first round at a level has the full warm-up, the others the re-warm.
+    /// every round takes [`Self::later_round_time`], plus [`Self::fixed_overhead`].
     pub(crate) fn estimated_time(&self) -> Duration {
-        let first_rounds = (2 * self.levels.len() as u32).min(self.total_rounds());
-        (self.warmup + self.round_time + self.pause) * first_rounds
-            + self.later_round_time() * (self.total_rounds() - first_rounds)
+        self.later_round_time() * self.total_rounds() + self.fixed_overhead()
+    }
+
+    /// The wall time a run spends beyond its rounds' re-warm, measured period and pause,
+    /// whatever the number of rounds: the full warm-up of every round that opens fresh
+    /// connections, and the moves to fresh server instances.
+    pub(crate) fn fixed_overhead(&self) -> Duration {
+        self.warmup.saturating_sub(self.warmup_of(true)) * self.fresh_connection_rounds()
+            + INSTANCE_SWITCH_ESTIMATE * self.instance_moves()
+    }
+
+    /// Rounds that open fresh connections: each side's first at a level, on each further
+    /// server instance (`--instances`), and after the swap (`--swap`).
+    fn fresh_connection_rounds(&self) -> u32 {
+        let starts_per_level = self.instances.max(1) + u32::from(self.swap);
+        2 * self.levels.len() as u32 * starts_per_level
+    }
+
+    /// Moves of both sides to fresh server instances: every instance but the first.
+    fn instance_moves(&self) -> u32 {
+        match self.instances {
+            0 | 1 => 0,
+            k => self.levels.len() as u32 * k - 1,
+        }
     }
 }
 
@@ -291,6 +318,34 @@ mod tests {
         plan.rewarm = None;
         assert_eq!(plan.estimated_time(), Duration::from_secs(8 * 6));
         assert_eq!(plan.warmup_of(true), Duration::from_secs(5));
+    }
+
+    /// Every instance but the first is a move of both sides and opens fresh
+    /// connections, as does the swap; a budget counts both.
+    #[test]
+    fn instances_and_the_swap_add_full_warm_ups_and_moves() {
+        let mut plan = schedule(RoundOrder::Abba, 6);
+        plan.levels = vec![8, 16];
+        plan.warmup = Duration::from_secs(5);
+        plan.rewarm = Some(Duration::from_secs(1));
+        let rounds_only = plan.later_round_time() * plan.total_rounds();
+        assert_eq!(
+            plan.estimated_time() - rounds_only,
+            Duration::from_secs(4 * 4)
+        );
+        plan.instances = 3;
+        // 2 sides × 2 levels × 3 instances open connections (4 s more each), and
+        // 2 × 3 − 1 moves of 2 s.
+        assert_eq!(
+            plan.estimated_time() - rounds_only,
+            Duration::from_secs(12 * 4) + INSTANCE_SWITCH_ESTIMATE * 5
+        );
+        plan.instances = 1;
+        plan.swap = true;
+        assert_eq!(
+            plan.estimated_time() - rounds_only,
+            Duration::from_secs(8 * 4)
+        );
     }
 
     #[test]

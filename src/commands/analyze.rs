@@ -9,7 +9,7 @@ use crate::exit::{self, UsageError};
 use crate::report::ReportView;
 use crate::results::{self, ResultsFile};
 use crate::roundcsv;
-use crate::stats::compare::Sample;
+use crate::stats::compare::{Sample, Unit};
 use crate::stats::metric::Metric;
 
 /// Analyses the file and prints the report; the exit code follows the verdict.
@@ -22,7 +22,7 @@ pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     } else {
         let samples = roundcsv::read(&args.file)?;
         refuse_absent_tolerance_metrics(&samples, &options, &args.file)?;
-        let analysis = analysis::analyze(&samples, &options);
+        let analysis = analysis::analyze(&samples, Unit::Round, &options);
         let view = ReportView {
             names: ["baseline".into(), "variant".into()],
             comparisons: &analysis.comparisons,

@@ -12,82 +12,103 @@ use crate::exit::{self, UsageError};
 use crate::profile::Side;
 use crate::results;
 use crate::roundcsv;
-use crate::stats::compare::Sample;
+use crate::schedule::INSTANCE_SWITCH_ESTIMATE;
+use crate::stats::compare::{Sample, Unit};
 use crate::stats::metric::Metric;
 use crate::stats::power::{Test, minimum_detectable_effect, rounds_needed};
 use crate::stats::summary::Summary;
 
-/// Prints the rounds per side needed, their wall-clock time, and what smaller runs
-/// could detect.
+/// What the plan counts and where its CV came from: rounds, or (from a pilot on server
+/// instances) instance means of `rounds_per_value` rounds each.
+struct Basis {
+    cv: f64,
+    unit: Unit,
+    rounds_per_value: u32,
+}
+
+/// Prints the rounds (or instances) per side needed, their wall-clock time, and what
+/// smaller runs could detect.
 pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
-    let cv = match (&args.pilot, args.cv) {
+    let basis = match (&args.pilot, args.cv) {
         (Some(pilot), _) => {
-            let (cv, source) = pilot_cv(pilot)?;
-            println!("CV {:.2} % from the pilot ({source})", 100.0 * cv);
-            cv
+            let (basis, source) = pilot_basis(pilot)?;
+            println!("CV {:.2} % from the pilot ({source})", 100.0 * basis.cv);
+            basis
         }
-        (None, Some(cv)) => cv,
+        (None, Some(cv)) => Basis {
+            cv,
+            unit: Unit::Round,
+            rounds_per_value: 1,
+        },
         (None, None) => return Err(UsageError::err("give --cv 3% or --pilot FILE")),
     };
-    let (alpha, power) = (args.alpha, args.power);
+    let (cv, unit, alpha, power) = (basis.cv, basis.unit.noun(), args.alpha, args.power);
     let verdict = rounds_needed(cv, args.effect, alpha, power, Test::Verdict).unwrap_or(2);
     let significance =
         rounds_needed(cv, args.effect, alpha, power, Test::Significance).unwrap_or(2);
     println!(
-        "rounds per side: {verdict} to decide a tolerance when the true change lies {:.2} % from it \
+        "{unit}s per side: {verdict} to decide a tolerance when the true change lies {:.2} % from it \
          (one-sided at alpha {alpha}, as the verdict; CV {:.2} %, power {:.0} %)",
         100.0 * args.effect,
         100.0 * cv,
         100.0 * power
     );
     println!(
-        "                 {significance} to find a {:.2} % change significant (two-sided)",
-        100.0 * args.effect
+        "{:width$} {significance} to find a {:.2} % change significant (two-sided)",
+        "",
+        100.0 * args.effect,
+        width = unit.len() + "s per side:".len()
     );
+    let of_rounds = match basis.unit {
+        Unit::Round => String::new(),
+        Unit::Instance => format!(" of {} rounds each", basis.rounds_per_value),
+    };
     println!(
-        "wall-clock: about {} for {verdict} rounds per side ({} levels, rounds of {} after {} warm-up), \
+        "wall-clock: about {} for {verdict} {unit}s per side{of_rounds} ({} levels, rounds of {} after {} warm-up), \
          plus server start and data preparation",
-        humantime::format_duration(wall_clock(args, verdict)),
+        humantime::format_duration(wall_clock(args, &basis, verdict)),
         args.levels,
         humantime::format_duration(args.round_time),
         humantime::format_duration(args.warmup)
     );
-    println!("smallest change a verdict can tell from its tolerance, by rounds per side:");
+    println!("smallest change a verdict can tell from its tolerance, by {unit}s per side:");
     for n in [5, 10, 20, 30, 50] {
         let mde = minimum_detectable_effect(cv, n, alpha, power, Test::Verdict);
-        println!("  {n:>3} rounds: {:.2} %", 100.0 * mde);
+        println!("  {n:>3} {unit}s: {:.2} %", 100.0 * mde);
     }
     Ok(exit::SUCCESS)
 }
 
-/// Both sides' rounds at every level, each a warm-up and a measured period.
-fn wall_clock(args: &PlanRoundsArgs, rounds: u32) -> Duration {
+/// Both sides' rounds at every level, each a warm-up and a measured period, and, for
+/// instances, the moves between them.
+fn wall_clock(args: &PlanRoundsArgs, basis: &Basis, values: u32) -> Duration {
     let per_round = args.round_time + args.warmup;
-    per_round * rounds * 2 * args.levels
+    let rounds = per_round * values * basis.rounds_per_value * 2 * args.levels;
+    match basis.unit {
+        Unit::Round => rounds,
+        Unit::Instance => rounds + INSTANCE_SWITCH_ESTIMATE * (values * args.levels - 1),
+    }
 }
 
 /// The largest per-level CV of TPS in a pilot (root mean square of both sides' CVs),
-/// with what it was read from.
-fn pilot_cv(path: &Path) -> anyhow::Result<(f64, String)> {
+/// with what it was read from. A pilot on fresh instances (calibrate, --instances) gives
+/// the CV of instance means, between and within instances together.
+fn pilot_basis(path: &Path) -> anyhow::Result<(Basis, String)> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError::err(format!("{}: cannot read it ({e})", path.display())))?;
-    let mut unit = "";
-    let samples = if text.trim_start().starts_with('{') {
+    let (samples, unit, rounds_per_value) = if text.trim_start().starts_with('{') {
         let run = results::load(path).map_err(|e| UsageError::err(format!("{e:#}")))?;
         let completed: Vec<_> = run
             .rounds
             .into_iter()
             .filter(|r| r.status == results::RoundStatus::Completed)
             .collect();
-        if completed.iter().any(|r| r.instance.is_some()) {
-            // A pilot on fresh instances (calibrate, --instances): the CV is that of
-            // instance means, between and within instances together.
-            unit = "; the pilot ran on server instances, so the CV is of instance means and \
-                    every count below is instances per side, each of the pilot's rounds per instance";
-        }
-        results::samples(&completed, &[Metric::Tps])
+        let unit = results::sample_unit(&completed);
+        let samples = results::samples(&completed, &[Metric::Tps]);
+        let per_value = completed.len().div_ceil(samples.len().max(1)) as u32;
+        (samples, unit, per_value)
     } else {
-        roundcsv::read(path)?
+        (roundcsv::read(path)?, Unit::Round, 1)
     };
     let mut levels: Vec<u32> = samples.iter().map(|s| s.threads).collect();
     levels.sort_unstable();
@@ -105,19 +126,25 @@ fn pilot_cv(path: &Path) -> anyhow::Result<(f64, String)> {
     }
     let (cv, threads, [nb, nv]) = worst.filter(|(cv, _, _)| *cv > 0.0).ok_or_else(|| {
         UsageError::err(format!(
-            "{}: no thread level has 2 or more varying TPS rounds per side to take a CV from",
-            path.display()
+            "{}: no thread level has 2 or more varying TPS {}s per side to take a CV from",
+            path.display(),
+            unit.noun()
         ))
     })?;
-    let what = if unit.is_empty() {
-        "rounds"
-    } else {
-        "instances"
-    };
-    Ok((
+    let noun = unit.noun();
+    let mut source = format!("{threads} threads, {nb} baseline and {nv} variant {noun}s");
+    if unit == Unit::Instance {
+        source.push_str(&format!(
+            "; the CV is of instance means of about {rounds_per_value} rounds each, so every \
+             count below is instances per side with that many rounds each"
+        ));
+    }
+    let basis = Basis {
         cv,
-        format!("{threads} threads, {nb} baseline and {nv} variant {what}{unit}"),
-    ))
+        unit,
+        rounds_per_value,
+    };
+    Ok((basis, source))
 }
 
 fn tps_of(samples: &[Sample], side: Side, threads: u32) -> Vec<f64> {

@@ -184,8 +184,9 @@ pub(crate) fn budget(
     };
     let per_round = schedule.later_round_time();
     let per_side = 2 * schedule.levels.len() as u32;
-    let first_rounds_extra = schedule.warmup.saturating_sub(schedule.warmup_of(true)) * per_side;
-    let rounds = (max_time.saturating_sub(first_rounds_extra).as_secs_f64()
+    let rounds = (max_time
+        .saturating_sub(schedule.fixed_overhead())
+        .as_secs_f64()
         / (per_round.as_secs_f64() * f64::from(per_side))) as u32;
     if rounds < 2 {
         return Err(UsageError::err(format!(
@@ -294,6 +295,26 @@ mod tests {
         assert!(schedule(&args.schedule, &[0], 1).is_err());
         let levels = schedule(&args.schedule, &[32, 8], 1).unwrap().levels;
         assert_eq!(levels, [8, 32], "ascending by default");
+    }
+
+    /// A budget holds fewer rounds when fresh instances take their moves and full
+    /// warm-ups out of it, and the plan's estimate stays inside the budget.
+    #[test]
+    fn a_budget_leaves_room_for_instance_moves() {
+        let rounds_in = |extra: &[&str]| {
+            let mut words = vec!["--max-time", "5m"];
+            words.extend(extra);
+            let args = flags(&words);
+            let mut plan = schedule(&args.schedule, &[8], 1).unwrap();
+            budget(&args.schedule, &mut plan, &AnalysisOptions::default()).unwrap();
+            assert!(
+                plan.estimated_time() <= std::time::Duration::from_secs(300),
+                "{plan:?}"
+            );
+            plan.rounds
+        };
+        let (one, four) = (rounds_in(&[]), rounds_in(&["--instances", "4"]));
+        assert!(four < one, "{four} rounds with 4 instances, {one} with one");
     }
 
     #[test]

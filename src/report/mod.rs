@@ -103,24 +103,25 @@ impl<'a> ReportView<'a> {
         }
     }
 
-    /// Power notes for comparisons that are INCONCLUSIVE or have fewer than 5 rounds.
+    /// Power notes for comparisons that are INCONCLUSIVE or have fewer than 5 values a side.
     pub(crate) fn power_notes(&self) -> Vec<String> {
         self.comparisons
             .iter()
             .filter(|c| c.verdict == Some(Verdict::Inconclusive) || c.baseline.n.min(c.variant.n) < 5)
             .filter_map(|c| {
                 let power = c.power?;
+                let unit = c.unit.noun();
                 let needed = match (power.rounds_needed, c.tolerance_pct) {
-                    (Some(n), Some(t)) => format!("; about {n} rounds per side would decide at the {t:.1} % tolerance"),
-                    (Some(n), None) => format!("; about {n} rounds per side would detect the observed change"),
+                    (Some(n), Some(t)) => format!("; about {n} {unit}s per side would decide at the {t:.1} % tolerance"),
+                    (Some(n), None) => format!("; about {n} {unit}s per side would detect the observed change"),
                     _ => String::new(),
                 };
                 Some(format!(
-                    "{} at {} threads: CV {:.1} %, smallest detectable change with {} rounds ≈ {:.1} %{needed}",
+                    "{} at {} threads: CV {:.1} %, smallest detectable change with {} ≈ {:.1} %{needed}",
                     c.metric.label(),
                     c.threads,
                     100.0 * power.cv,
-                    c.baseline.n.min(c.variant.n),
+                    c.unit.count(c.baseline.n.min(c.variant.n)),
                     100.0 * power.mde
                 ))
             })
@@ -157,9 +158,10 @@ fn tps_sentence(c: &Comparison, variant: &str, alpha: f64) -> String {
             verdict.as_str()
         ));
         match c.power.and_then(|p| p.rounds_needed) {
-            Some(rounds) if verdict == Verdict::Inconclusive => {
-                sentence.push_str(&format!("; about {rounds} rounds per side would decide."))
-            }
+            Some(needed) if verdict == Verdict::Inconclusive => sentence.push_str(&format!(
+                "; about {needed} {}s per side would decide.",
+                c.unit.noun()
+            )),
             _ => sentence.push('.'),
         }
     }

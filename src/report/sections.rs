@@ -56,7 +56,7 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
     format!(
         "{} rounds per side at each thread level ({} threads), in {} order (seed {}); each round \
          is a {} warm-up that is not counted and a {} measured period{}. Workload: {} on {} table(s) of {} rows. \
-         Each round gives one value per metric; the sides are compared with Welch's t-test, the change \
+         {}; the sides are compared with Welch's t-test, the change \
          with Fieller's {} % interval for the ratio of means, p-values Holm-adjusted within \
          the confirmatory family (TPS and latency at every level) and, separately, among the explanatory \
          metrics (α = {alpha}). Verdicts, where tolerances were given, are non-inferiority tests \
@@ -78,9 +78,24 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
         workload.name.as_str(),
         workload.tables,
         workload.table_size,
+        values_per_side(schedule.instances),
         format::confidence(alpha),
         format::confidence(2.0 * alpha),
     )
+}
+
+/// What gives the values the sides are compared on: each round, or each of `instances`
+/// server instances with the mean of its rounds.
+fn values_per_side(instances: u32) -> String {
+    if instances > 1 {
+        format!(
+            "Each side's rounds ran on {instances} fresh server instances in turn, and each \
+             instance gives one value per metric, the mean of its rounds, so that the difference \
+             between instances is in every interval"
+        )
+    } else {
+        "Each round gives one value per metric".into()
+    }
 }
 
 /// The variables that differ: (name, baseline, variant).

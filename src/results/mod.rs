@@ -19,7 +19,7 @@ use crate::plan::Plan;
 use crate::profile::Side;
 use crate::server::facts::{ServerFacts, VariableDiff};
 use crate::server::probe::ServerRound;
-use crate::stats::compare::{Comparison, Sample};
+use crate::stats::compare::{Comparison, Sample, Unit};
 use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
 use crate::workload::oltp::QueryCounts;
@@ -361,7 +361,7 @@ impl ResultsFile {
             }
         }
         let samples = samples(&self.rounds, &metrics);
-        let analysis = analysis::analyze(&samples, options);
+        let analysis = analysis::analyze(&samples, sample_unit(&self.rounds), options);
         let mut warnings = round_warnings(&self.rounds);
         warnings.extend(analysis.warnings);
         self.comparisons = analysis.comparisons;
@@ -421,7 +421,7 @@ fn round_warnings(rounds: &[RoundRecord]) -> Vec<String> {
 /// rounds, so that the difference between instances is part of every interval.
 pub(crate) fn samples(rounds: &[RoundRecord], metrics: &[Metric]) -> Vec<Sample> {
     let per_round = round_samples(rounds, metrics);
-    if !rounds.iter().any(|r| r.instance.is_some()) {
+    if sample_unit(rounds) == Unit::Round {
         return per_round;
     }
     let instance_of: BTreeMap<(Side, u32, u32), u32> = rounds
@@ -446,6 +446,16 @@ pub(crate) fn samples(rounds: &[RoundRecord], metrics: &[Metric]) -> Vec<Sample>
             value: values.iter().sum::<f64>() / values.len() as f64,
         })
         .collect()
+}
+
+/// What one of [`samples`]' values stands for: an instance when the rounds ran on several
+/// server instances, else a round.
+pub(crate) fn sample_unit(rounds: &[RoundRecord]) -> Unit {
+    if rounds.iter().any(|r| r.instance.is_some()) {
+        Unit::Instance
+    } else {
+        Unit::Round
+    }
 }
 
 /// One sample of each metric per completed round.

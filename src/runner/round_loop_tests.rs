@@ -20,6 +20,7 @@ use crate::runner::progress::Progress;
 use crate::schedule::Connections;
 use crate::schedule::{LevelOrder, RoundOrder, Schedule, Slot};
 use crate::server::OnServerLoss;
+use crate::stats::compare::Unit;
 use crate::stats::metric::Metric;
 use crate::stats::sequential::{Design, Until};
 use crate::stats::verdict::Verdict;
@@ -573,4 +574,17 @@ fn instances_restart_both_sides_between_blocks_and_the_analysis_uses_instance_me
         .find(|c| c.metric == Metric::Tps)
         .unwrap();
     assert!(!tps.significant, "{tps:?}");
+    // Three values per side, counted as what they are.
+    assert_eq!((tps.baseline.n, tps.unit), (3, Unit::Instance));
+    let warnings = &results.analysis_warnings;
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("baseline tps at 8 threads: only 3 instances")),
+        "{warnings:?}"
+    );
+    assert!(
+        !warnings.iter().any(|w| w.contains("only 3 rounds")),
+        "{warnings:?}"
+    );
 }

@@ -34,6 +34,42 @@ pub struct Sample {
     pub(crate) value: f64,
 }
 
+/// What one value of a side stands for: a round, or the mean of the rounds a server
+/// instance served (`--instances`). Every count in a warning or power note is of these.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Unit {
+    /// One value per round.
+    #[default]
+    Round,
+    /// One value per server instance.
+    Instance,
+}
+
+impl Unit {
+    /// The noun for `n` of them: "1 round", "3 instances".
+    pub(crate) fn count(self, n: usize) -> String {
+        let noun = self.noun();
+        if n == 1 {
+            format!("{n} {noun}")
+        } else {
+            format!("{n} {noun}s")
+        }
+    }
+
+    /// "round" or "instance".
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            Unit::Round => "round",
+            Unit::Instance => "instance",
+        }
+    }
+
+    fn is_round(&self) -> bool {
+        *self == Unit::Round
+    }
+}
+
 /// The comparison of one metric at one thread level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Comparison {
@@ -72,8 +108,11 @@ pub(crate) struct Comparison {
     pub(crate) verdict_ci_pct: Option<[f64; 2]>,
     /// GO / NO-GO / INCONCLUSIVE, when a tolerance was given.
     pub(crate) verdict: Option<Verdict>,
-    /// Observed CV, minimum detectable effect and rounds needed.
+    /// Observed CV, minimum detectable effect and rounds (or instances) needed.
     pub(crate) power: Option<Power>,
+    /// What each value of a side is; `n`, power and warnings count these.
+    #[serde(default, skip_serializing_if = "Unit::is_round")]
+    pub(crate) unit: Unit,
 }
 
 /// The multiple-comparison family of a metric.
@@ -206,6 +245,7 @@ fn compare_one(
         verdict_ci_pct: None,
         verdict: None,
         power: None,
+        unit: Unit::Round,
     })
 }
 

@@ -1,6 +1,7 @@
 //! Warnings about the data, never deletions: drift within a side, outlier rounds, noisy
 //! sides and too few rounds. A reviewer sees every round and every warning, and decides.
 
+use super::compare::Unit;
 use super::summary::Summary;
 
 /// Mann–Kendall trend test: the two-sided p-value of a monotonic trend in `values`
@@ -57,36 +58,43 @@ pub(crate) fn mad_outliers(values: &[f64]) -> Vec<usize> {
         .collect()
 }
 
-/// Warnings about one side's sample of one metric: `rounds` holds (round number, value)
-/// in round order, and every warning names rounds by their numbers, never by position.
-pub(crate) fn side_warnings(label: &str, rounds: &[(u32, f64)]) -> Vec<String> {
-    let values: Vec<f64> = rounds.iter().map(|(_, v)| *v).collect();
-    let values = values.as_slice();
+/// Warnings about one side's sample of one metric: `values` holds (number, value) in
+/// order, each value one `unit` (a round, or an instance's mean), and every warning names
+/// them by their numbers, never by position.
+pub(crate) fn side_warnings(label: &str, values: &[(u32, f64)], unit: Unit) -> Vec<String> {
+    let numbers: Vec<f64> = values.iter().map(|(_, v)| *v).collect();
     let mut warnings = Vec::new();
-    let summary = Summary::of(values);
-    if summary.n < 5 {
+    let summary = Summary::of(&numbers);
+    let enough = match unit {
+        Unit::Round => 5,
+        Unit::Instance => 4,
+    };
+    if summary.n < enough {
         warnings.push(format!(
-            "{label}: only {} rounds; 5 or more give usable intervals",
-            summary.n
+            "{label}: only {}; {enough} or more give usable intervals",
+            unit.count(summary.n)
         ));
     }
     if summary.cv > 0.10 {
         warnings.push(format!(
-            "{label}: CV {:.1} % is above 10 %; the machine is noisy, consider more rounds",
-            100.0 * summary.cv
+            "{label}: CV {:.1} % is above 10 %; the machine is noisy, consider more {}s",
+            100.0 * summary.cv,
+            unit.noun()
         ));
     }
-    if let Some(p) = trend_p(values)
+    if let Some(p) = trend_p(&numbers)
         && p < 0.05
     {
         warnings.push(format!(
-            "{label}: values drift across rounds (Mann-Kendall p = {p:.3})"
+            "{label}: values drift across {}s (Mann-Kendall p = {p:.3})",
+            unit.noun()
         ));
     }
-    for position in mad_outliers(values) {
-        let (round, value) = rounds[position];
+    for position in mad_outliers(&numbers) {
+        let (number, value) = values[position];
         warnings.push(format!(
-            "{label}: round {round} ({value:.1}) is an outlier (MAD); it is kept"
+            "{label}: {} {number} ({value:.1}) is an outlier (MAD); it is kept",
+            unit.noun()
         ));
     }
     warnings
@@ -116,9 +124,35 @@ mod tests {
 
     #[test]
     fn side_warnings_cover_noise_and_size() {
-        let warnings = side_warnings("baseline tps", &[(1, 100.0), (2, 150.0), (3, 80.0)]);
+        let warnings = side_warnings(
+            "baseline tps",
+            &[(1, 100.0), (2, 150.0), (3, 80.0)],
+            Unit::Round,
+        );
         assert!(warnings.iter().any(|w| w.contains("only 3 rounds")));
         assert!(warnings.iter().any(|w| w.contains("CV")));
+    }
+
+    /// Instance means are counted and named as instances, never as rounds.
+    #[test]
+    fn instance_means_are_counted_as_instances() {
+        let means = [(1, 100.0), (2, 101.0), (3, 99.0)];
+        let warnings = side_warnings("baseline tps", &means, Unit::Instance);
+        assert_eq!(
+            warnings,
+            ["baseline tps: only 3 instances; 4 or more give usable intervals"]
+        );
+        let means = [(1, 100.0), (2, 101.0), (3, 99.0), (4, 100.5), (5, 160.0)];
+        let warnings = side_warnings("variant tps", &means, Unit::Instance);
+        assert!(
+            warnings
+                .iter()
+                .any(|w| w.contains("instance 5 (160.0) is an outlier"))
+        );
+        assert!(
+            warnings.iter().all(|w| !w.contains("round")),
+            "{warnings:?}"
+        );
     }
 
     /// Rounds 1, 2, 4, 5 (round 3 failed): the outlier in round 5 is called round 5,
@@ -133,7 +167,7 @@ mod tests {
             (6, 100.5),
             (7, 99.5),
         ];
-        let warnings = side_warnings("variant tps", &rounds);
+        let warnings = side_warnings("variant tps", &rounds, Unit::Round);
         assert!(
             warnings
                 .iter()

@@ -154,6 +154,68 @@ fn plan_rounds_answers_before_a_run() {
     assert!(text(&csv).0.contains("from the pilot"));
 }
 
+/// A pilot that ran on server instances is planned in instances: its CV is that of the
+/// instance means, every count is instances per side, and a re-analysis of it counts
+/// instances too, never rounds.
+#[test]
+fn a_pilot_on_instances_is_planned_in_instances() {
+    let sandbox = Sandbox::new();
+    let mut run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(RUN).unwrap()).unwrap();
+    // The fixture's 5 rounds per side, as two instances of 3 and 2 rounds.
+    let mut means: std::collections::BTreeMap<(String, u64), Vec<f64>> = Default::default();
+    for round in run["rounds"].as_array_mut().unwrap() {
+        let instance = round["index"].as_u64().unwrap() * 2 / 5;
+        round["instance"] = instance.into();
+        let side = round["side"].as_str().unwrap().to_string();
+        means
+            .entry((side, instance))
+            .or_default()
+            .push(round["tps"].as_f64().unwrap());
+    }
+    let cv_of_side = |side: &str| {
+        let values: Vec<f64> = means
+            .iter()
+            .filter(|((s, _), _)| s == side)
+            .map(|(_, v)| v.iter().sum::<f64>() / v.len() as f64)
+            .collect();
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let var =
+            values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (values.len() - 1) as f64;
+        var.sqrt() / mean
+    };
+    let cv = ((cv_of_side("baseline").powi(2) + cv_of_side("variant").powi(2)) / 2.0).sqrt();
+    let pilot = sandbox.write("instances.json", &run.to_string());
+    let pilot = pilot.to_str().unwrap();
+    let output = sandbox.run(&["plan-rounds", "--pilot", pilot, "--effect", "5%"]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let source = format!(
+        "CV {:.2} % from the pilot (8 threads, 2 baseline and 2 variant instances; the CV is of \
+         instance means of about 3 rounds each",
+        100.0 * cv
+    );
+    assert!(stdout.contains(&source), "{source}\n{stdout}");
+    assert!(stdout.contains("instances per side: "), "{stdout}");
+    assert!(
+        stdout.contains("instances per side of 3 rounds each"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("   5 instances: "), "{stdout}");
+    assert!(!stdout.contains("rounds per side"), "{stdout}");
+    let output = sandbox.run(&["analyze", pilot]);
+    let (stdout, stderr) = text(&output);
+    assert!(
+        stderr.contains("baseline tps at 8 threads: only 2 instances"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("only 5 rounds"), "{stderr}");
+    assert!(
+        stdout.contains("smallest detectable change with 2 instances"),
+        "{stdout}"
+    );
+}
+
 /// Runs `abtest analyze` on CSV text with `flags`; returns the exit code and stdout.
 fn analyze_csv(sandbox: &Sandbox, name: &str, csv: &str, flags: &[&str]) -> (Option<i32>, String) {
     let path = sandbox.write(name, csv);
