@@ -5,10 +5,7 @@ use anyhow::Context;
 
 use crate::capture::{self, CaptureOptions, Keep};
 use crate::cli::CaptureArgs;
-use crate::db::ConnectSpec;
 use crate::exit::{self, UsageError};
-use crate::plan::TargetSpec;
-use crate::profile::Side;
 
 /// Captures, then writes the file (or prints it).
 pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
@@ -39,22 +36,13 @@ pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
 
 /// Reads the digest table of the external server in `profile`.
 fn from_digest(profile: &std::path::Path, options: CaptureOptions) -> anyhow::Result<String> {
-    let mut warnings = Vec::new();
-    let side = crate::plan::resolve_side(profile, Side::Baseline, &mut warnings)?;
-    let TargetSpec::External {
-        endpoint,
-        user,
-        password,
-        database,
-    } = &side.target
-    else {
-        return Err(UsageError::err(format!(
-            "{}: --digest reads a running server's performance_schema; give a profile with [connection]",
-            profile.display()
-        )));
-    };
-    let connect = ConnectSpec::new(endpoint.clone(), user, password.clone(), None, &side.client);
-    let mut conn = connect
+    let server = crate::plan::external_server(
+        profile,
+        "--digest reads a running server's performance_schema; give a profile with [connection]",
+    )?;
+    let (user, endpoint, database) = (&server.user, &server.endpoint, &server.database);
+    let mut conn = server
+        .connect_spec(None)
         .connect()
         .with_context(|| format!("cannot connect to {user}@{endpoint}"))?;
     let mut mix = capture::digest::read(&mut conn, Some(database.as_str()), options.keep)?;

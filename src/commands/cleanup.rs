@@ -4,40 +4,22 @@
 use anyhow::Context;
 
 use crate::cli::CleanupArgs;
-use crate::db::ConnectSpec;
-use crate::exit::{self, UsageError};
-use crate::plan::TargetSpec;
-use crate::profile::Side;
+use crate::exit;
 use crate::workload::custom::CustomWorkload;
 use crate::workload::schema;
 
 /// Drops abtest's tables and lists the ones it kept.
 pub(crate) fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
-    let mut warnings = Vec::new();
-    let side = crate::plan::resolve_side(&args.profile, Side::Baseline, &mut warnings)?;
-    let TargetSpec::External {
-        endpoint,
-        user,
-        password,
-        database,
-    } = &side.target
-    else {
-        return Err(UsageError::err(format!(
-            "{} starts a managed server, which is thrown away after every run: there is nothing to clean up",
-            args.profile.display()
-        )));
-    };
+    let server = crate::plan::external_server(
+        &args.profile,
+        "a [server] profile starts a managed server, which is thrown away after every run: there is nothing to clean up",
+    )?;
+    let (user, endpoint, database) = (&server.user, &server.endpoint, &server.database);
     let extra = match &args.workload_file {
         Some(path) => CustomWorkload::load(path)?.tables,
         None => Vec::new(),
     };
-    let connect = ConnectSpec::new(
-        endpoint.clone(),
-        user,
-        password.clone(),
-        Some(database),
-        &side.client,
-    );
+    let connect = server.connect_spec(Some(database));
     let mut conn = connect
         .connect()
         .with_context(|| format!("cannot connect to {user}@{endpoint}/{database}"))?;

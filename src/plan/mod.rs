@@ -28,7 +28,7 @@ pub(crate) mod args;
 mod side;
 mod split;
 
-pub(crate) use side::resolve_side;
+pub(crate) use side::{external_server, resolve_side};
 
 /// Everything needed to run an experiment, resolved and validated.
 #[derive(Debug, Clone, Serialize, Deserialize)]

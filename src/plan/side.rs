@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{SidePlan, TargetSpec};
-use crate::db::{ClientSpec, Endpoint};
+use crate::db::{ClientSpec, ConnectSpec, Endpoint};
+use crate::exit::UsageError;
 use crate::profile::{self, LoadedProfile, Side, TlsMode};
 use crate::secret::Secret;
 use crate::server::defaults_file::{DefaultsFile, FileOption, Treatment, WRITE_PATHS};
@@ -69,6 +70,61 @@ pub(crate) fn resolve_side(
         client,
         hooks: loaded.profile.hooks.clone(),
         cpus: None,
+    })
+}
+
+/// The server of an external profile, for a command that talks to one server outside a
+/// run (`capture --digest`, `cleanup`).
+pub(crate) struct ExternalServer {
+    pub(crate) endpoint: Endpoint,
+    pub(crate) user: String,
+    pub(crate) database: String,
+    password: Option<Secret>,
+    client: ClientSpec,
+}
+
+impl ExternalServer {
+    /// How to connect, with `database` as the default schema.
+    pub(crate) fn connect_spec(&self, database: Option<&str>) -> ConnectSpec {
+        ConnectSpec::new(
+            self.endpoint.clone(),
+            &self.user,
+            self.password.clone(),
+            database,
+            &self.client,
+        )
+    }
+}
+
+/// Reads the profile at `path` as an external server; a managed profile is refused with
+/// `managed_refusal` after its file name. The profile's warnings go to stderr.
+pub(crate) fn external_server(
+    path: &Path,
+    managed_refusal: &str,
+) -> anyhow::Result<ExternalServer> {
+    let mut warnings = Vec::new();
+    let side = resolve_side(path, Side::Baseline, &mut warnings)?;
+    for warning in warnings {
+        eprintln!("abtest: warning: {warning}");
+    }
+    let TargetSpec::External {
+        endpoint,
+        user,
+        password,
+        database,
+    } = side.target
+    else {
+        return Err(UsageError::err(format!(
+            "{}: {managed_refusal}",
+            path.display()
+        )));
+    };
+    Ok(ExternalServer {
+        endpoint,
+        user,
+        database,
+        password,
+        client: side.client,
     })
 }
 

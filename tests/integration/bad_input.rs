@@ -657,3 +657,24 @@ fn a_segment_that_could_not_agree_with_the_others_is_refused() {
     let bad_time = run(&["--segment", "1/3", "--seed", "1", "--start-at", "tomorrow"]);
     assert!(bad_time.contains("2026-12-01T10:00:00Z"), "{bad_time}");
 }
+
+/// The commands that talk to one running server refuse a profile that starts its own,
+/// naming the file and saying why.
+#[test]
+fn commands_for_a_running_server_refuse_a_managed_profile() {
+    let sandbox = Sandbox::new();
+    let managed = "profiles/mariadb.toml";
+    let stderr = refuse(&sandbox, &["cleanup", "--profile", managed]);
+    assert!(
+        stderr.contains("profiles/mariadb.toml: a [server] profile starts a managed server")
+            && stderr.contains("nothing to clean up"),
+        "{stderr}"
+    );
+    let stderr = refuse(&sandbox, &["capture", "--digest", managed]);
+    assert!(
+        stderr.contains(
+            "profiles/mariadb.toml: --digest reads a running server's performance_schema"
+        ) && stderr.contains("[connection]"),
+        "{stderr}"
+    );
+}
