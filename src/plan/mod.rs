@@ -296,6 +296,25 @@ fn check_swap(schedule: &Schedule, sides: &[SidePlan; 2], sequential: bool) -> a
     Ok(())
 }
 
+/// `--check-results N` compares the answers of the workload's reads; a workload without
+/// a read has nothing to compare, and a check that compared nothing must never pass for
+/// one that found no difference.
+fn check_answers_can_be_compared(
+    workload: &WorkloadSpec,
+    client: &ClientOptions,
+) -> anyhow::Result<()> {
+    let n = client.check_results;
+    if n == 0 || !crate::workload::oltp::sample_reads(workload, 0, 1).is_empty() {
+        return Ok(());
+    }
+    Err(UsageError::err(format!(
+        "--check-results {n}: the workload {} has no read statement whose answers could be \
+         compared; drop --check-results, or check the answers with a workload that reads \
+         (such as oltp_read_only)",
+        workload.name.as_str()
+    )))
+}
+
 /// A captured workload that writes changes an external server's data: that needs
 /// `--allow-writes`. Managed servers are thrown away, so they need nothing.
 fn check_captured_writes(
@@ -375,6 +394,7 @@ impl Plan {
         check_instances(&schedule, &sides, sequential.is_some())?;
         check_swap(&schedule, &sides, sequential.is_some())?;
         check_captured_writes(&workload, &sides, cli.workload.allow_writes)?;
+        check_answers_can_be_compared(&workload, &client)?;
         let plan = Plan {
             sides,
             workload,

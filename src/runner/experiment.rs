@@ -362,11 +362,11 @@ pub(super) fn keep_prepared(plan: &Plan, targets: &mut [Target; 2]) -> anyhow::R
 fn check_results(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<ResultCheck> {
     let n = plan.client.check_results;
     let samples = crate::workload::oltp::sample_reads(&plan.workload, plan.seed ^ 0xc4ec, n);
-    if samples.is_empty() {
-        eprintln!(
-            "abtest: warning: --check-results: the workload has no read statement to compare"
-        );
-    }
+    // The plan refuses a workload without reads; an empty sample would pass unchecked.
+    anyhow::ensure!(
+        !samples.is_empty(),
+        "--check-results: the workload has no read statement to compare"
+    );
     let connect = |target: &Target| {
         target
             .client

@@ -678,3 +678,31 @@ fn commands_for_a_running_server_refuse_a_managed_profile() {
         "{stderr}"
     );
 }
+
+/// `--check-results` on a workload that only writes would compare nothing and pass for a
+/// check that found no difference: it is refused before anything starts.
+#[test]
+fn a_check_of_answers_with_nothing_to_compare_is_refused() {
+    let sandbox = Sandbox::new();
+    let profile = "profiles/mariadb.toml";
+    let run = |workload: &'static str| {
+        vec![
+            "--baseline",
+            profile,
+            "--variant",
+            profile,
+            "--workload",
+            workload,
+            "--check-results",
+            "10",
+            "--dry-run",
+        ]
+    };
+    let stderr = refuse(&sandbox, &run("oltp_write_only"));
+    assert!(
+        stderr.contains("--check-results 10: the workload oltp_write_only has no read statement"),
+        "{stderr}"
+    );
+    let output = sandbox.run(&run("oltp_read_only"));
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
+}
