@@ -65,6 +65,22 @@ fn summary(results: &ResultsFile) -> String {
         std::f64::consts::SQRT_2 * mean(&between),
         mean(&within)
     ));
+    let own: Vec<f64> = noise.instance_pairs.iter().map(|v| v.own_cv_pct).collect();
+    let shared: Vec<f64> = noise
+        .instance_pairs
+        .iter()
+        .map(|v| v.shared_cv_pct)
+        .collect();
+    if !own.is_empty() {
+        out.push_str(&format!(
+            "Of that, {:.1} % (SD) moved both sides' instances together — they start at the same \
+             moment, so it cancels in a comparison — and {:.1} % was each instance's own: two \
+             instances started together differ by about {:.1} %.\n",
+            mean(&shared),
+            mean(&own),
+            std::f64::consts::SQRT_2 * mean(&own)
+        ));
+    }
     if let Some([low, high]) = tps.and_then(|c| c.ci_pct) {
         out.push_str(&format!(
             "A comparison like this one ({} instances per side, {minutes:.1} minutes measured) \

@@ -197,19 +197,24 @@ pub(crate) fn environment(results: &ResultsFile) -> Vec<String> {
 
 /// How far apart server instances of one configuration were (`--instances`).
 fn instances_line(results: &ResultsFile) -> Option<String> {
-    let instances = &results.noise.as_ref()?.instances;
-    if instances.is_empty() {
+    let noise = results.noise.as_ref()?;
+    if noise.instances.is_empty() {
         return None;
     }
-    let parts: Vec<String> = instances
-        .iter()
-        .map(|v| {
-            format!(
-                "{} at {} threads: between instances {:.1} %, between rounds {:.1} % ({} instances)",
-                v.side, v.threads, v.between_cv_pct, v.within_cv_pct, v.tps.instances
-            )
-        })
-        .collect();
+    let sides = noise.instances.iter().map(|v| {
+        format!(
+            "{} at {} threads: between instances {:.1} %, between rounds {:.1} % ({} instances)",
+            v.side, v.threads, v.between_cv_pct, v.within_cv_pct, v.tps.instances
+        )
+    });
+    let pairs = noise.instance_pairs.iter().map(|v| {
+        format!(
+            "at {} threads both sides' instances shared {:.1} % (started together, it cancels \
+             in the comparison) and each had {:.1} % of its own",
+            v.threads, v.shared_cv_pct, v.own_cv_pct
+        )
+    });
+    let parts: Vec<String> = sides.chain(pairs).collect();
     Some(format!(
         "server instances (TPS SD in % of the mean; the comparison is on instance means): {}",
         parts.join("; ")

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{RoundRecord, RoundStatus};
 use crate::profile::Side;
-use crate::stats::components::Components;
+use crate::stats::components::{Components, InstancePairs};
 use crate::stats::summary::Summary;
 
 /// A run's noise, from its completed rounds.
@@ -43,6 +43,10 @@ pub(crate) struct NoiseBudget {
     /// and level (`--instances`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) instances: Vec<InstanceVariance>,
+    /// Per level, how much of the instances' variance both sides share (it cancels in
+    /// the comparison) and how much each instance has of its own (`--instances`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) instance_pairs: Vec<InstancePairVariance>,
     /// With `--swap`: how much faster the baseline's server ran than the variant's with
     /// the same settings, in % (each side's rounds on its own server against its rounds
     /// on the other, averaged over the two settings and the levels).
@@ -92,8 +96,22 @@ pub(crate) struct InstanceVariance {
     pub(crate) within_cv_pct: f64,
 }
 
-/// The TPS variance components of every side and level that ran on several instances.
-fn instance_variance(completed: &[&RoundRecord]) -> Vec<InstanceVariance> {
+/// The split of one level's instance variance into what both sides share and what each
+/// instance has of its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct InstancePairVariance {
+    /// The thread level.
+    pub(crate) threads: u32,
+    /// The estimate.
+    pub(crate) tps: InstancePairs,
+    /// An instance's own SD in % of the mean TPS: what does not cancel.
+    pub(crate) own_cv_pct: f64,
+    /// The SD both sides' instances share in % of the mean TPS: what cancels.
+    pub(crate) shared_cv_pct: f64,
+}
+
+/// Rounds' TPS grouped by (side, level) and then by instance, in instance order.
+fn tps_by_instance(completed: &[&RoundRecord]) -> BTreeMap<(Side, u32), BTreeMap<u32, Vec<f64>>> {
     let mut by_side: BTreeMap<(Side, u32), BTreeMap<u32, Vec<f64>>> = BTreeMap::new();
     for round in completed {
         if let Some(instance) = round.instance {
@@ -106,6 +124,38 @@ fn instance_variance(completed: &[&RoundRecord]) -> Vec<InstanceVariance> {
         }
     }
     by_side
+}
+
+/// Per level that ran on several instances, the split of their variance.
+fn instance_pairs(completed: &[&RoundRecord]) -> Vec<InstancePairVariance> {
+    let by_side = tps_by_instance(completed);
+    let mut levels: Vec<u32> = by_side.keys().map(|(_, threads)| *threads).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    levels
+        .into_iter()
+        .filter_map(|threads| {
+            let baseline = by_side.get(&(Side::Baseline, threads))?;
+            let variant = by_side.get(&(Side::Variant, threads))?;
+            // Instance i of each side, where both ran one.
+            let (baseline, variant): (Vec<Vec<f64>>, Vec<Vec<f64>>) = baseline
+                .iter()
+                .filter_map(|(i, rounds)| Some((rounds.clone(), variant.get(i)?.clone())))
+                .unzip();
+            let tps = InstancePairs::of(&baseline, &variant)?;
+            Some(InstancePairVariance {
+                threads,
+                own_cv_pct: tps.own_cv_pct(),
+                shared_cv_pct: tps.shared_cv_pct(),
+                tps,
+            })
+        })
+        .collect()
+}
+
+/// The TPS variance components of every side and level that ran on several instances.
+fn instance_variance(completed: &[&RoundRecord]) -> Vec<InstanceVariance> {
+    tps_by_instance(completed)
         .into_iter()
         .filter_map(|((side, threads), groups)| {
             let groups: Vec<Vec<f64>> = groups.into_values().collect();
@@ -167,6 +217,7 @@ impl NoiseBudget {
             after_switch_pct: after_switch(&completed),
             round_switch_ms: median(completed.iter().filter_map(|r| r.switch_ms).collect()),
             instances: instance_variance(&completed),
+            instance_pairs: instance_pairs(&completed),
             server_effect_pct: server_effect(&completed),
         }
     }

@@ -72,3 +72,133 @@ impl Components {
         100.0 * self.within_var.sqrt() / self.mean.abs().max(f64::MIN_POSITIVE)
     }
 }
+
+/// What the two sides' instances share. Instance i of the baseline and instance i of the
+/// variant start together and serve their rounds in the same stretch of time, so what
+/// the host or the moment does to them moves both, and cancels in their difference.
+/// From the paired instance means, each relative to its side's mean:
+/// Var(b_i − v_i) = 2σ²_own + σ²_w,b·mean(1/n_b,i) + σ²_w,v·mean(1/n_v,i) gives the
+/// variance each instance has of its own, and Cov(b_i, v_i) the shared part. Both are
+/// relative variances (fractions squared), cut at 0.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct InstancePairs {
+    /// Instance pairs (instances run by both sides).
+    pub(crate) pairs: u32,
+    /// Relative σ² of an instance's own effect.
+    pub(crate) own_var: f64,
+    /// Relative covariance of paired instance means: the part both sides share.
+    pub(crate) shared_var: f64,
+}
+
+impl InstancePairs {
+    /// The split of `baseline` and `variant` (rounds grouped by instance, instance i at
+    /// index i on both sides), or none with fewer than two pairs or no within-instance
+    /// variance on a side.
+    pub(crate) fn of(baseline: &[Vec<f64>], variant: &[Vec<f64>]) -> Option<InstancePairs> {
+        let pairs: Vec<(&Vec<f64>, &Vec<f64>)> = baseline
+            .iter()
+            .zip(variant)
+            .filter(|(b, v)| !b.is_empty() && !v.is_empty())
+            .collect();
+        let k = pairs.len();
+        let (b, v) = (Components::of(baseline)?, Components::of(variant)?);
+        if k < 2 || b.mean == 0.0 || v.mean == 0.0 {
+            return None;
+        }
+        let mean_of = |g: &[f64]| g.iter().sum::<f64>() / g.len() as f64;
+        let relative = |side: usize| -> Vec<f64> {
+            let mean = [b.mean, v.mean][side];
+            pairs
+                .iter()
+                .map(|p| mean_of([p.0, p.1][side]) / mean)
+                .collect()
+        };
+        let (bm, vm) = (relative(0), relative(1));
+        let centred = |xs: &[f64]| {
+            let m = mean_of(xs);
+            xs.iter().map(|x| x - m).collect::<Vec<f64>>()
+        };
+        let (bc, vc) = (centred(&bm), centred(&vm));
+        let df = (k - 1) as f64;
+        let var_diff = bc
+            .iter()
+            .zip(&vc)
+            .map(|(x, y)| (x - y).powi(2))
+            .sum::<f64>()
+            / df;
+        let covariance = bc.iter().zip(&vc).map(|(x, y)| x * y).sum::<f64>() / df;
+        let inverse_sizes = |side: usize| {
+            pairs
+                .iter()
+                .map(|p| 1.0 / [p.0, p.1][side].len() as f64)
+                .sum::<f64>()
+                / k as f64
+        };
+        let rounds_share = b.within_var / b.mean.powi(2) * inverse_sizes(0)
+            + v.within_var / v.mean.powi(2) * inverse_sizes(1);
+        Some(InstancePairs {
+            pairs: k as u32,
+            own_var: ((var_diff - rounds_share) / 2.0).max(0.0),
+            shared_var: covariance.max(0.0),
+        })
+    }
+
+    /// An instance's own SD, in % of the mean.
+    pub(crate) fn own_cv_pct(&self) -> f64 {
+        100.0 * self.own_var.sqrt()
+    }
+
+    /// The SD both sides' instances share, in % of the mean.
+    pub(crate) fn shared_cv_pct(&self) -> f64 {
+        100.0 * self.shared_var.sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rounds of `k` instances per side: instance i moves both sides by `shared[i]` and
+    /// each side by its own `own[side][i]`; the rounds wobble by ±`noise`.
+    fn runs(shared: &[f64], own: [&[f64]; 2], noise: f64) -> [Vec<Vec<f64>>; 2] {
+        [0, 1].map(|side| {
+            shared
+                .iter()
+                .zip(own[side])
+                .map(|(s, o)| {
+                    let level = 1000.0 * (1.0 + s + o);
+                    vec![level - noise, level + noise, level]
+                })
+                .collect()
+        })
+    }
+
+    #[test]
+    fn what_both_sides_share_is_told_from_what_each_instance_has_of_its_own() {
+        // Only a shared effect: the paired means differ by nothing.
+        let shared = [0.05, -0.03, 0.0, -0.02];
+        let [b, v] = runs(&shared, [&[0.0; 4], &[0.0; 4]], 0.0);
+        let split = InstancePairs::of(&b, &v).unwrap();
+        assert_eq!((split.pairs, split.own_var), (4, 0.0));
+        assert!((split.shared_cv_pct() - 3.56).abs() < 0.01, "{split:?}");
+        // Only own effects, independent of each other: nothing shared.
+        let [b, v] = runs(
+            &[0.0; 4],
+            [&[0.04, -0.04, 0.0, 0.0], &[0.0, 0.0, 0.04, -0.04]],
+            0.0,
+        );
+        let split = InstancePairs::of(&b, &v).unwrap();
+        assert_eq!(split.shared_var, 0.0, "{split:?}");
+        // Var(b − v) = 4·0.04²/3 = 2·σ²_own: σ_own = 0.04·√(2/3).
+        assert!(
+            (split.own_cv_pct() - 4.0 * (2.0f64 / 3.0).sqrt()).abs() < 0.01,
+            "{split:?}"
+        );
+        // Round noise alone is taken out of the difference: rounds ±20 (2 %) with
+        // no instance effect at all leave no own variance.
+        let [b, v] = runs(&[0.0; 4], [&[0.0; 4], &[0.0; 4]], 20.0);
+        assert_eq!(InstancePairs::of(&b, &v).unwrap().own_var, 0.0);
+        // One instance per side is no pair.
+        assert!(InstancePairs::of(&b[..1], &v[..1]).is_none());
+    }
+}

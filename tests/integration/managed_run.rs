@@ -379,8 +379,29 @@ fn an_aa_run_on_three_instances_reports_both_variance_components() {
         assert!(side["between_cv_pct"].as_f64().unwrap() >= 0.0);
         assert!(side["within_cv_pct"].as_f64().unwrap() > 0.0);
     }
+    // Instance i of each side started together: the split into what both shared and
+    // what each had of its own.
+    let pairs = results["noise"]["instance_pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 1, "{pairs:?}");
+    assert_eq!(pairs[0]["threads"], 2);
+    assert_eq!(pairs[0]["tps"]["pairs"], 3);
+    for key in ["own_cv_pct", "shared_cv_pct"] {
+        assert!(pairs[0][key].as_f64().unwrap() >= 0.0, "{key}");
+    }
+    let tps = results["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == "tps")
+        .unwrap();
+    assert_eq!(tps["unit"], "instance");
     let report = std::fs::read_to_string(&markdown).unwrap();
     assert!(report.contains("between instances"), "{report}");
+    assert!(report.contains("both sides' instances shared"), "{report}");
+    assert!(
+        report.contains("each instance gives one value per metric, the mean of its rounds"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -394,7 +415,7 @@ fn calibrate_says_how_far_two_instances_differ() {
         "--instances",
         "2",
         "--max-time",
-        "12s",
+        "15s",
         "--json",
         json.to_str().unwrap(),
         "--",
@@ -418,6 +439,11 @@ fn calibrate_says_how_far_two_instances_differ() {
         "{stdout}"
     );
     assert!(stdout.contains("SD between instances"), "{stdout}");
+    assert!(
+        stdout.contains("moved both sides' instances together")
+            && stdout.contains("two instances started together differ by about"),
+        "{stdout}"
+    );
     let results: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     crate::support::assert_valid_results(&results);
     assert_eq!(results["noise"]["instances"].as_array().unwrap().len(), 2);
