@@ -134,7 +134,7 @@ impl<'a> Servers<'a> {
 
     /// The index of the target that serves `side` now.
     fn server_of(&self, side: Side) -> usize {
-        side as usize ^ usize::from(self.swap.swapped.get())
+        self.swap.server_of(side)
     }
 
     /// This process's threads and arrival rate at `slot`'s level.
@@ -165,6 +165,27 @@ impl<'a> Servers<'a> {
         Some(*window)
     }
 
+    /// The side's `threads` client threads at `slot`'s level: those of its last round at
+    /// this level, or new ones (another level's threads quit first, closing their
+    /// sessions). The caller puts them back after the round.
+    fn take_pool(&mut self, slot: Slot, threads: u32) -> anyhow::Result<SidePool> {
+        let kept = self.pools[slot.side as usize].take();
+        if let Some(kept) = kept.filter(|p| p.level == slot.threads) {
+            return Ok(kept);
+        }
+        let plan = self.plan;
+        let pool = WorkerPool::start(
+            threads as usize,
+            plan.client.client_sched,
+            plan.client.cpus.as_ref(),
+        )
+        .map_err(|e| anyhow::anyhow!("{}: {e}", slot.side))?;
+        Ok(SidePool {
+            level: slot.threads,
+            pool,
+        })
+    }
+
     /// Whether sessions are kept from round to round (the plan turns this off when a
     /// profile has round hooks).
     fn keeps_sessions(&self) -> bool {
@@ -193,23 +214,8 @@ impl Backend for Servers<'_> {
             self.pools[other_side] = None;
         }
         let (share, rate) = self.share_of(slot);
-        let index = slot.side as usize;
-        if !matches!(&self.pools[index], Some(p) if p.level == slot.threads) {
-            // Another level's threads quit first, closing their sessions.
-            self.pools[index] = None;
-            let pool = WorkerPool::start(
-                share.count as usize,
-                plan.client.client_sched,
-                plan.client.cpus.as_ref(),
-            )
-            .map_err(|e| anyhow::anyhow!("{}: {e}", slot.side))?;
-            self.pools[index] = Some(SidePool {
-                level: slot.threads,
-                pool,
-            });
-        }
-        let pool = &mut self.pools[index].as_mut().expect("just made").pool;
-        let rewarm = keep && pool.without_session() == 0;
+        let mut side_pool = self.take_pool(slot, share.count)?;
+        let rewarm = keep && side_pool.pool.without_session() == 0;
         let window = self.wait_for_window(slot);
         let target = &self.targets[self.server_of(slot.side)];
         let spec = RoundSpec {
@@ -242,9 +248,15 @@ impl Backend for Servers<'_> {
         let other_cpu = || other.and_then(cpu::process_cpu);
         let (before, started) = (other_cpu(), std::time::Instant::now());
         let frozen = other.filter(|_| plan.client.freeze_idle).map(Frozen::stop);
-        let pool = &mut self.pools[index].as_mut().expect("made above").pool;
-        let mut record = run_round(&spec, interrupt::flag(), &mut probe, pool, keep);
+        let mut record = run_round(
+            &spec,
+            interrupt::flag(),
+            &mut probe,
+            &mut side_pool.pool,
+            keep,
+        );
         drop(frozen);
+        self.pools[slot.side as usize] = Some(side_pool);
         record.other_server_cpu_pct = cpu::spent(before, other_cpu())
             .map(|spent| 100.0 * spent.as_secs_f64() / started.elapsed().as_secs_f64().max(1e-9));
         Ok(record)
@@ -258,19 +270,7 @@ impl Backend for Servers<'_> {
     }
 
     fn swap_servers(&mut self, swapped: bool) -> anyhow::Result<Vec<String>> {
-        let plan = self.plan;
-        let mut warnings = Vec::new();
-        for side in &plan.sides {
-            let target = &self.targets[self.server_of(side.side)];
-            warnings.extend(hooks::teardown(
-                &target.admin,
-                side.side,
-                &side.hooks.teardown,
-            ));
-        }
-        for (target, snapshot) in self.targets.iter().zip(self.swap.snapshots) {
-            warnings.extend(hooks::restore(&target.admin, target.side, snapshot));
-        }
+        let warnings = self.swap.undo_settings(self.plan, self.targets);
         self.pools = Default::default();
         self.swap.swapped.set(swapped);
         for side in Side::BOTH {

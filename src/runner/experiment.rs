@@ -110,21 +110,11 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> a
         swapped: std::cell::Cell::new(false),
     };
     let rounds = prepare_and_run(plan, &mut targets, results, &swap);
-    let mut teardown = Vec::new();
-    if segments::leads(plan) {
-        for side in &plan.sides {
-            // After --swap a side's settings live on the other server.
-            let target = &targets[side.side as usize ^ usize::from(swap.swapped.get())];
-            teardown.extend(hooks::teardown(
-                &target.admin,
-                side.side,
-                &side.hooks.teardown,
-            ));
-        }
-        for (target, snapshot) in targets.iter().zip(&snapshots) {
-            teardown.extend(hooks::restore(&target.admin, target.side, snapshot));
-        }
-    }
+    let teardown = if segments::leads(plan) {
+        swap.undo_settings(plan, &targets)
+    } else {
+        Vec::new()
+    };
     for message in &teardown {
         eprintln!("abtest: warning: {message}");
     }
@@ -140,6 +130,31 @@ pub(crate) struct Swap<'a> {
     pub(crate) snapshots: &'a [hooks::GlobalSnapshot],
     /// Whether each side runs on the other side's server.
     pub(crate) swapped: std::cell::Cell<bool>,
+}
+
+impl Swap<'_> {
+    /// The index of the target that serves `side` now.
+    pub(crate) fn server_of(&self, side: Side) -> usize {
+        side as usize ^ usize::from(self.swapped.get())
+    }
+
+    /// Undoes what the hooks set: each side's teardown hooks on the server that serves it
+    /// now, then every server's variables put back. Returns the warnings.
+    pub(crate) fn undo_settings(&self, plan: &Plan, targets: &[Target; 2]) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for side in &plan.sides {
+            let target = &targets[self.server_of(side.side)];
+            warnings.extend(hooks::teardown(
+                &target.admin,
+                side.side,
+                &side.hooks.teardown,
+            ));
+        }
+        for (target, snapshot) in targets.iter().zip(self.snapshots) {
+            warnings.extend(hooks::restore(&target.admin, target.side, snapshot));
+        }
+        warnings
+    }
 }
 
 /// The statements whose global variables a server's snapshot records: its side's hooks,

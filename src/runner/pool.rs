@@ -49,7 +49,7 @@ struct Job {
     id: usize,
     context: SessionContext,
     seed: u64,
-    done: Sender<(usize, WorkerStats, bool)>,
+    done: Sender<Answer>,
 }
 
 /// A worker's answer: its index, its statistics, and whether it holds a session now.
