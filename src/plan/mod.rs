@@ -290,6 +290,14 @@ fn check_swap(schedule: &Schedule, sides: &[SidePlan; 2], sequential: bool) -> a
              (SET GLOBAL, INSTALL SONAME), so the change must be written as hooks",
         );
     }
+    let client = |s: &SidePlan| (s.client.tls, s.client.session.clone());
+    if client(&sides[0]) != client(&sides[1]) {
+        return refuse(
+            "the profiles' [connection] tls or [session] settings differ; --swap moves only \
+             what the hooks set, so those would stay with the servers and be mixed up with the \
+             change: make them the same, or write the difference as hooks",
+        );
+    }
     if schedule.rounds < 4 || schedule.instances > 1 || sequential {
         return refuse("needs at least 4 rounds per side, and neither --instances nor --until");
     }

@@ -706,3 +706,40 @@ fn a_check_of_answers_with_nothing_to_compare_is_refused() {
     let output = sandbox.run(&run("oltp_read_only"));
     assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
 }
+
+/// `--swap` moves only what the hooks set: a difference in the profiles' client settings
+/// would stay with the servers and be mixed up with the change, so it is refused.
+#[test]
+fn a_swap_that_would_leave_client_settings_behind_is_refused() {
+    let sandbox = Sandbox::new();
+    let external = |name: &str, port: u16, extra: &str| {
+        let text = format!(
+            "[connection]\nhost = \"127.0.0.1\"\nport = {port}\n\n[hooks]\nsetup = [\"SET GLOBAL max_connect_errors = 4321\"]\n{extra}"
+        );
+        sandbox.write(name, &text).to_str().unwrap().to_string()
+    };
+    let baseline = external("a.toml", 3307, "");
+    let run = |variant: &str| {
+        sandbox.run(&[
+            "--baseline",
+            &baseline,
+            "--variant",
+            variant,
+            "--swap",
+            "--rounds",
+            "4",
+            "--dry-run",
+        ])
+    };
+    let variant = external("b.toml", 3308, "\n[session]\nsort_buffer_size = 1048576\n");
+    let output = run(&variant);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--swap: the profiles' [connection] tls or [session] settings differ"),
+        "{stderr}"
+    );
+    let variant = external("c.toml", 3308, "");
+    let output = run(&variant);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
+}
