@@ -103,11 +103,15 @@ impl<'a> ReportView<'a> {
         }
     }
 
-    /// Power notes for comparisons that are INCONCLUSIVE or have fewer than 5 values a side.
+    /// Power notes for comparisons that are INCONCLUSIVE or have too few values a side
+    /// for a usable interval.
     pub(crate) fn power_notes(&self) -> Vec<String> {
         self.comparisons
             .iter()
-            .filter(|c| c.verdict == Some(Verdict::Inconclusive) || c.baseline.n.min(c.variant.n) < 5)
+            .filter(|c| {
+                c.verdict == Some(Verdict::Inconclusive)
+                    || c.baseline.n.min(c.variant.n) < c.unit.enough()
+            })
             .filter_map(|c| {
                 let power = c.power?;
                 let unit = c.unit.noun();

@@ -4,7 +4,7 @@
 //! CPU, reconnects — and this module sums it up, so a reader can tell a noisy host from
 //! a noisy configuration.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -67,9 +67,7 @@ fn server_effect(completed: &[&RoundRecord]) -> Option<f64> {
             .collect();
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     };
-    let mut levels: Vec<u32> = completed.iter().map(|r| r.threads).collect();
-    levels.sort_unstable();
-    levels.dedup();
+    let levels: BTreeSet<u32> = completed.iter().map(|r| r.threads).collect();
     let mut ratios = Vec::new();
     for threads in levels {
         // The baseline's server (A) against the variant's (B), with each side's settings.
@@ -129,9 +127,7 @@ fn tps_by_instance(completed: &[&RoundRecord]) -> BTreeMap<(Side, u32), BTreeMap
 /// Per level that ran on several instances, the split of their variance.
 fn instance_pairs(completed: &[&RoundRecord]) -> Vec<InstancePairVariance> {
     let by_side = tps_by_instance(completed);
-    let mut levels: Vec<u32> = by_side.keys().map(|(_, threads)| *threads).collect();
-    levels.sort_unstable();
-    levels.dedup();
+    let levels: BTreeSet<u32> = by_side.keys().map(|(_, threads)| *threads).collect();
     levels
         .into_iter()
         .filter_map(|threads| {

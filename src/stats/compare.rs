@@ -65,6 +65,15 @@ impl Unit {
         }
     }
 
+    /// Values per side from which an interval is usable: 5 rounds, or 4 instance means
+    /// (fewer values, each the mean of several rounds).
+    pub(crate) fn enough(self) -> usize {
+        match self {
+            Unit::Round => 5,
+            Unit::Instance => 4,
+        }
+    }
+
     fn is_round(&self) -> bool {
         *self == Unit::Round
     }

@@ -92,53 +92,40 @@ pub(crate) struct InstancePairs {
 
 impl InstancePairs {
     /// The split of `baseline` and `variant` (rounds grouped by instance, instance i at
-    /// index i on both sides), or none with fewer than two pairs or no within-instance
-    /// variance on a side.
+    /// index i on both sides), or none with fewer than two pairs, an instance without
+    /// rounds, or a side whose mean is 0.
     pub(crate) fn of(baseline: &[Vec<f64>], variant: &[Vec<f64>]) -> Option<InstancePairs> {
-        let pairs: Vec<(&Vec<f64>, &Vec<f64>)> = baseline
-            .iter()
-            .zip(variant)
-            .filter(|(b, v)| !b.is_empty() && !v.is_empty())
-            .collect();
-        let k = pairs.len();
-        let (b, v) = (Components::of(baseline)?, Components::of(variant)?);
-        if k < 2 || b.mean == 0.0 || v.mean == 0.0 {
+        let k = baseline.len();
+        let sides = [baseline, variant];
+        if k < 2 || variant.len() != k || sides.iter().any(|s| s.iter().any(Vec::is_empty)) {
             return None;
         }
-        let mean_of = |g: &[f64]| g.iter().sum::<f64>() / g.len() as f64;
-        let relative = |side: usize| -> Vec<f64> {
-            let mean = [b.mean, v.mean][side];
-            pairs
+        let components = [Components::of(baseline)?, Components::of(variant)?];
+        if components.iter().any(|c| c.mean == 0.0) {
+            return None;
+        }
+        // Each side's instance means relative to its mean, centred, and the share of the
+        // round-to-round variance in them.
+        let [(b, b_rounds), (v, v_rounds)] = [0, 1].map(|i| {
+            let (groups, c) = (sides[i], &components[i]);
+            let means: Vec<f64> = groups
                 .iter()
-                .map(|p| mean_of([p.0, p.1][side]) / mean)
-                .collect()
-        };
-        let (bm, vm) = (relative(0), relative(1));
-        let centred = |xs: &[f64]| {
-            let m = mean_of(xs);
-            xs.iter().map(|x| x - m).collect::<Vec<f64>>()
-        };
-        let (bc, vc) = (centred(&bm), centred(&vm));
+                .map(|g| g.iter().sum::<f64>() / g.len() as f64 / c.mean)
+                .collect();
+            let centre = means.iter().sum::<f64>() / k as f64;
+            let inverse_sizes = groups.iter().map(|g| 1.0 / g.len() as f64).sum::<f64>();
+            let rounds = c.within_var / c.mean.powi(2) * inverse_sizes / k as f64;
+            (
+                means.into_iter().map(|m| m - centre).collect::<Vec<f64>>(),
+                rounds,
+            )
+        });
         let df = (k - 1) as f64;
-        let var_diff = bc
-            .iter()
-            .zip(&vc)
-            .map(|(x, y)| (x - y).powi(2))
-            .sum::<f64>()
-            / df;
-        let covariance = bc.iter().zip(&vc).map(|(x, y)| x * y).sum::<f64>() / df;
-        let inverse_sizes = |side: usize| {
-            pairs
-                .iter()
-                .map(|p| 1.0 / [p.0, p.1][side].len() as f64)
-                .sum::<f64>()
-                / k as f64
-        };
-        let rounds_share = b.within_var / b.mean.powi(2) * inverse_sizes(0)
-            + v.within_var / v.mean.powi(2) * inverse_sizes(1);
+        let var_diff = b.iter().zip(&v).map(|(x, y)| (x - y).powi(2)).sum::<f64>() / df;
+        let covariance = b.iter().zip(&v).map(|(x, y)| x * y).sum::<f64>() / df;
         Some(InstancePairs {
             pairs: k as u32,
-            own_var: ((var_diff - rounds_share) / 2.0).max(0.0),
+            own_var: ((var_diff - b_rounds - v_rounds) / 2.0).max(0.0),
             shared_var: covariance.max(0.0),
         })
     }

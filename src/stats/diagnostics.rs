@@ -65,10 +65,7 @@ pub(crate) fn side_warnings(label: &str, values: &[(u32, f64)], unit: Unit) -> V
     let numbers: Vec<f64> = values.iter().map(|(_, v)| *v).collect();
     let mut warnings = Vec::new();
     let summary = Summary::of(&numbers);
-    let enough = match unit {
-        Unit::Round => 5,
-        Unit::Instance => 4,
-    };
+    let enough = unit.enough();
     if summary.n < enough {
         warnings.push(format!(
             "{label}: only {}; {enough} or more give usable intervals",
