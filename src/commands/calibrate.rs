@@ -56,14 +56,15 @@ fn summary(results: &ResultsFile) -> String {
     }
     let between: Vec<f64> = noise.instances.iter().map(|v| v.between_cv_pct).collect();
     let within: Vec<f64> = noise.instances.iter().map(|v| v.within_cv_pct).collect();
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    // SDs pool as the root of their mean square: variances add, SDs do not.
+    let pooled = |v: &[f64]| (v.iter().map(|x| x * x).sum::<f64>() / v.len().max(1) as f64).sqrt();
     let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
     let minutes = results.rounds.iter().map(|r| r.duration_s).sum::<f64>() / 60.0;
     out.push_str(&format!(
         "On this host, two instances of the same configuration differ by about {:.1} % in TPS \
          (√2 × the SD between instances); rounds of one instance vary by {:.1} %.\n",
-        std::f64::consts::SQRT_2 * mean(&between),
-        mean(&within)
+        std::f64::consts::SQRT_2 * pooled(&between),
+        pooled(&within)
     ));
     let own: Vec<f64> = noise.instance_pairs.iter().map(|v| v.own_cv_pct).collect();
     let shared: Vec<f64> = noise
@@ -76,9 +77,9 @@ fn summary(results: &ResultsFile) -> String {
             "Of that, {:.1} % (SD) moved both sides' instances together — they start at the same \
              moment, so it cancels in a comparison — and {:.1} % was each instance's own: two \
              instances started together differ by about {:.1} %.\n",
-            mean(&shared),
-            mean(&own),
-            std::f64::consts::SQRT_2 * mean(&own)
+            pooled(&shared),
+            pooled(&own),
+            std::f64::consts::SQRT_2 * pooled(&own)
         ));
     }
     if let Some([low, high]) = tps.and_then(|c| c.ci_pct) {
