@@ -175,12 +175,14 @@ fn latency_metric_name(name: &str) -> Option<Metric> {
 /// Analyses `samples`, each value one `unit`: comparisons, verdicts, power and warnings.
 pub(crate) fn analyze(samples: &[Sample], unit: Unit, options: &AnalysisOptions) -> Analysis {
     let mut comparisons = compare(samples, options.alpha);
+    let mut unjudged = Vec::new();
     for comparison in &mut comparisons {
         comparison.unit = unit;
-        judge(comparison, samples, options);
+        unjudged.extend(judge(comparison, samples, options));
     }
     let mut verdict = verdict::overall(comparisons.iter().filter_map(|c| c.verdict));
-    let unchecked = unchecked_tolerances(samples, &comparisons, options);
+    let mut unchecked = unchecked_tolerances(samples, &comparisons, options);
+    unchecked.extend(unjudged);
     if !unchecked.is_empty() && verdict != Some(Verdict::NoGo) {
         // A tolerance that could not be checked can never be passed.
         verdict = Some(Verdict::Inconclusive);
@@ -195,7 +197,7 @@ pub(crate) fn analyze(samples: &[Sample], unit: Unit, options: &AnalysisOptions)
             for side in Side::BOTH {
                 let rounds = side_rounds(samples, side, comparison.threads, &Metric::Tps);
                 warnings.extend(side_warnings(
-                    &format!("{side} tps at {} threads", comparison.threads),
+                    &format!("{side} TPS at {} threads", comparison.threads),
                     &rounds,
                     unit,
                 ));
@@ -242,7 +244,13 @@ fn unchecked_tolerances(
 ) -> Vec<String> {
     let mut reasons: Vec<String> = absent_tolerance_metrics(samples, options)
         .into_iter()
-        .map(|metric| format!("{metric}: not in the data"))
+        .map(|key| {
+            let name = match key.as_str() {
+                "latency_*" => "latency".to_string(),
+                key => Metric::from_key(key).label(),
+            };
+            format!("{name}: not in the data")
+        })
         .collect();
     let mut levels: Vec<u32> = samples.iter().map(|s| s.threads).collect();
     levels.sort_unstable();
@@ -250,7 +258,10 @@ fn unchecked_tolerances(
     let mut judged_metrics: Vec<&Metric> = samples
         .iter()
         .map(|s| &s.metric)
-        .filter(|metric| options.ratio_tolerance(metric).is_some())
+        .filter(|metric| {
+            options.ratio_tolerance(metric).is_some()
+                || (metric.is_rate() && options.max_error_rate.is_some())
+        })
         .collect();
     judged_metrics.sort_unstable();
     judged_metrics.dedup();
@@ -258,14 +269,19 @@ fn unchecked_tolerances(
         for &threads in &levels {
             let judged = comparisons
                 .iter()
-                .any(|c| c.threads == threads && c.metric == *metric && c.verdict.is_some());
+                .any(|c| c.threads == threads && c.metric == *metric);
             if !judged {
                 let counts =
                     Side::BOTH.map(|side| side_values(samples, side, threads, metric).len());
-                reasons.push(format!(
-                    "{metric} at {threads} threads: {} baseline and {} variant round(s), at least 2 per side are needed",
-                    counts[0], counts[1]
-                ));
+                let why = if counts.iter().all(|&n| n >= 2) {
+                    "the baseline's mean is 0, so a change in % does not exist".to_string()
+                } else {
+                    format!(
+                        "{} baseline and {} variant round(s), at least 2 per side are needed",
+                        counts[0], counts[1]
+                    )
+                };
+                reasons.push(format!("{} at {threads} threads: {why}", metric.label()));
             }
         }
     }
@@ -288,16 +304,18 @@ fn side_values(samples: &[Sample], side: Side, threads: u32, metric: &Metric) ->
         .collect()
 }
 
-/// Adds tolerance, verdict and power to a comparison.
-fn judge(comparison: &mut Comparison, samples: &[Sample], options: &AnalysisOptions) {
-    let (x, y) = (&comparison.baseline, &comparison.variant);
-    let n = x.n.min(y.n);
+/// Adds tolerance, verdict and power to a comparison. Returns why its tolerance could
+/// not be judged, when it could not: then its verdict is INCONCLUSIVE.
+fn judge(
+    comparison: &mut Comparison,
+    samples: &[Sample],
+    options: &AnalysisOptions,
+) -> Option<String> {
+    let mut unjudged = None;
     let mut target_effect = None;
     if let Some((direction, delta)) = options.ratio_tolerance(&comparison.metric) {
-        let interval = fieller(x, y, 2.0 * options.alpha);
         comparison.tolerance_pct = Some(100.0 * delta);
-        comparison.verdict_ci_pct = interval.percent_bounds();
-        comparison.verdict = Some(verdict::ratio_verdict(interval.bounds, direction, delta));
+        unjudged = judge_ratio(comparison, direction, delta, options.alpha);
         let boundary = match direction {
             Direction::HigherIsBetter => -delta,
             Direction::LowerIsBetter => delta,
@@ -306,27 +324,103 @@ fn judge(comparison: &mut Comparison, samples: &[Sample], options: &AnalysisOpti
             (boundary - comparison.change_pct / 100.0).abs(),
             Test::Verdict,
         ));
-    } else if comparison.metric == Metric::ErrorRate
+    } else if comparison.metric.is_rate()
         && let Some(limit) = options.max_error_rate
     {
-        let values = side_values(
-            samples,
-            Side::Variant,
-            comparison.threads,
-            &Metric::ErrorRate,
-        );
-        let bounds = one_sided_mean_interval(&Summary::of(&values), options.alpha);
         comparison.tolerance_pct = Some(limit);
-        comparison.verdict_ci_pct = Some(bounds);
-        comparison.verdict = Some(verdict::absolute_verdict(bounds, limit));
+        unjudged = judge_rate(comparison, samples, limit, options.alpha);
     }
-    if comparison.metric != Metric::ErrorRate {
+    if !comparison.metric.is_rate() {
+        let (x, y) = (&comparison.baseline, &comparison.variant);
         let target = target_effect.or(Some((
             (comparison.change_pct / 100.0).abs(),
             Test::Significance,
         )));
-        comparison.power = Some(power(x.cv, y.cv, n, target, options.alpha));
+        comparison.power = Some(power(x.cv, y.cv, x.n.min(y.n), target, options.alpha));
     }
+    unjudged
+}
+
+/// The verdict of a ratio-judged metric from its (1 − 2α) Fieller interval. A side
+/// without any variation between its values gives no interval worth the name (rounded
+/// or logged data): INCONCLUSIVE, with the reason.
+fn judge_ratio(
+    comparison: &mut Comparison,
+    direction: Direction,
+    delta: f64,
+    alpha: f64,
+) -> Option<String> {
+    if let Some(reason) = no_variation(comparison) {
+        comparison.verdict = Some(Verdict::Inconclusive);
+        return Some(reason);
+    }
+    let interval = fieller(&comparison.baseline, &comparison.variant, 2.0 * alpha);
+    comparison.verdict_ci_pct = interval.percent_bounds();
+    comparison.verdict = Some(verdict::ratio_verdict(interval.bounds, direction, delta));
+    interval.bounds.is_none().then(|| {
+        format!(
+            "{} at {} threads: the interval is unbounded (the baseline is too noisy to \
+             divide by)",
+            comparison.metric.label(),
+            comparison.threads
+        )
+    })
+}
+
+/// The verdict of the error rate: the variant's (1 − 2α) interval of its mean rate, in
+/// %, against the limit, whatever the baseline's rate (0 % included). A variant without
+/// a single error in any round is within any limit; a variant whose rate is the same
+/// non-zero figure in every round has no interval.
+fn judge_rate(
+    comparison: &mut Comparison,
+    samples: &[Sample],
+    limit: f64,
+    alpha: f64,
+) -> Option<String> {
+    let values = side_values(
+        samples,
+        Side::Variant,
+        comparison.threads,
+        &comparison.metric,
+    );
+    let summary = Summary::of(&values);
+    if summary.sd == 0.0 && summary.mean != 0.0 {
+        comparison.verdict = Some(Verdict::Inconclusive);
+        return Some(format!(
+            "{} at {} threads: the variant's rate is {} % in every round, no variation between \
+             rounds: the interval cannot be estimated",
+            comparison.metric.label(),
+            comparison.threads,
+            summary.mean
+        ));
+    }
+    let bounds = one_sided_mean_interval(&summary, alpha);
+    comparison.verdict_ci_pct = Some(bounds);
+    comparison.verdict = Some(verdict::absolute_verdict(bounds, limit));
+    None
+}
+
+/// Why a comparison has no usable interval: a side whose values are all the same.
+fn no_variation(comparison: &Comparison) -> Option<String> {
+    let sides = [
+        (Side::Baseline, &comparison.baseline),
+        (Side::Variant, &comparison.variant),
+    ];
+    let flat: Vec<String> = sides
+        .iter()
+        .filter(|(_, summary)| summary.sd == 0.0)
+        .map(|(side, _)| side.to_string())
+        .collect();
+    (!flat.is_empty()).then(|| {
+        format!(
+            "{} at {} threads: no variation between {}s on the {}: the interval cannot be \
+             estimated",
+            comparison.metric.label(),
+            comparison.threads,
+            comparison.unit.noun(),
+            flat.join(" and the ")
+        )
+    })
 }
 
 /// The (1 − 2α) two-sided interval of a mean, i.e. each bound one-sided at level α.
@@ -341,7 +435,7 @@ fn one_sided_mean_interval(summary: &Summary, alpha: f64) -> [f64; 2] {
 
 fn comparison_warnings(c: &Comparison) -> Vec<String> {
     let mut warnings = Vec::new();
-    let label = format!("{} at {} threads", c.metric, c.threads);
+    let label = format!("{} at {} threads", c.metric.spoken(), c.threads);
     let unit = c.unit.noun();
     if let (Some([plo, phi]), Some(paired), Some([lo, hi])) =
         (c.paired_ci_pct, c.paired_change_pct, c.ci_pct)
@@ -350,20 +444,21 @@ fn comparison_warnings(c: &Comparison) -> Vec<String> {
         let welch_holds_paired = lo <= paired && paired <= hi;
         if !paired_holds_welch && !welch_holds_paired {
             warnings.push(format!(
-                "{label}: the paired-by-{unit} interval [{plo:+.2}, {phi:+.2}] % disagrees with the Welch/Fieller estimate {:+.2} %; the sides may have drifted differently",
+                "{label}: comparing {unit}s pairwise gives [{plo:+.2}, {phi:+.2}] %, which does not hold the overall estimate {:+.2} %; the sides may have drifted differently",
                 c.change_pct
             ));
         }
     }
     if c.fieller_g > 0.05 && c.ci_pct.is_some() {
         warnings.push(format!(
-            "{label}: Fieller's g = {:.3} > 0.05, the baseline is noisy and the interval is asymmetric",
+            "{label}: the baseline is too noisy for a symmetric interval; the interval is wider \
+             on one side (Fieller's g = {:.2})",
             c.fieller_g
         ));
     }
     if c.ci_pct.is_none() {
         warnings.push(format!(
-            "{label}: the interval of the change is unbounded; the baseline mean is too uncertain"
+            "{label}: the interval of the change is unbounded; the baseline is too noisy to divide by"
         ));
     }
     warnings

@@ -101,3 +101,102 @@ fn not_significant_is_never_go() {
             > 3
     );
 }
+
+/// Rounds of TPS and error rate at 8 threads: (baseline tps, baseline rate, variant tps,
+/// variant rate) per round.
+fn rounds(values: &[(f64, f64, f64, f64)]) -> Vec<Sample> {
+    let mut samples = Vec::new();
+    for (index, &(bt, be, vt, ve)) in values.iter().enumerate() {
+        for (side, metric, value) in [
+            (Side::Baseline, Metric::Tps, bt),
+            (Side::Baseline, Metric::ErrorRate, be),
+            (Side::Variant, Metric::Tps, vt),
+            (Side::Variant, Metric::ErrorRate, ve),
+        ] {
+            samples.push(Sample {
+                side,
+                threads: 8,
+                index: index as u32,
+                metric,
+                value,
+            });
+        }
+    }
+    samples
+}
+
+fn with_error_limit(max_tps_loss: Option<f64>, limit: f64) -> AnalysisOptions {
+    AnalysisOptions {
+        max_error_rate: Some(limit),
+        ..options(max_tps_loss)
+    }
+}
+
+#[test]
+fn an_error_rate_limit_is_judged_when_the_baseline_has_no_errors() {
+    // The variant fails 44–46 % of its transactions; the baseline none.
+    let data: Vec<_> = (1..=5)
+        .map(|i| {
+            let tps = 4990.0 + 3.0 * f64::from(i);
+            (tps, 0.0, tps, 44.0 + f64::from(i % 3))
+        })
+        .collect();
+    let samples = rounds(&data);
+    let with_tps = analyze(&samples, Unit::Round, &with_error_limit(Some(0.05), 1.0));
+    assert_eq!(with_tps.verdict, Some(Verdict::NoGo));
+    let alone = analyze(&samples, Unit::Round, &with_error_limit(None, 1.0));
+    assert_eq!(alone.verdict, Some(Verdict::NoGo));
+    let rate = alone
+        .comparisons
+        .iter()
+        .find(|c| c.metric == Metric::ErrorRate)
+        .expect("the error rate is compared from a baseline of 0 %");
+    assert!(
+        (rate.change_pct - 45.2).abs() < 1e-9,
+        "points: {}",
+        rate.change_pct
+    );
+    // No errors at all on the variant is within any limit.
+    let clean: Vec<_> = data.iter().map(|&(b, _, v, _)| (b, 0.0, v, 0.0)).collect();
+    let clean = analyze(&rounds(&clean), Unit::Round, &with_error_limit(None, 1.0));
+    assert_eq!(clean.verdict, Some(Verdict::Go));
+}
+
+#[test]
+fn an_error_rate_without_variation_is_named_not_judged() {
+    let data: Vec<_> = (1..=5)
+        .map(|i| (4990.0 + f64::from(i), 0.0, 4990.0 + f64::from(i), 45.0))
+        .collect();
+    let analysis = analyze(
+        &rounds(&data),
+        Unit::Round,
+        &with_error_limit(Some(0.05), 1.0),
+    );
+    assert_eq!(analysis.verdict, Some(Verdict::Inconclusive));
+    assert!(
+        analysis.unchecked[0].contains("no variation between rounds"),
+        "{:?}",
+        analysis.unchecked
+    );
+}
+
+#[test]
+fn zero_variance_is_never_certain() {
+    let data = [(100.0, 0.0, 96.0, 0.0), (100.0, 0.0, 96.0, 0.0)];
+    let analysis = analyze(&rounds(&data), Unit::Round, &options(Some(0.05)));
+    assert_eq!(analysis.verdict, Some(Verdict::Inconclusive));
+    assert!(
+        analysis.unchecked[0]
+            .contains("no variation between rounds on the baseline and the variant"),
+        "{:?}",
+        analysis.unchecked
+    );
+    // One flat side is enough to refuse a verdict.
+    let data = [
+        (100.0, 0.0, 96.0, 0.0),
+        (100.0, 0.0, 97.0, 0.0),
+        (100.0, 0.0, 95.0, 0.0),
+    ];
+    let analysis = analyze(&rounds(&data), Unit::Round, &options(Some(0.05)));
+    assert_eq!(analysis.verdict, Some(Verdict::Inconclusive));
+}

@@ -200,6 +200,24 @@ pub(crate) struct ReportArgs {
     /// Write to this file instead of stdout.
     #[arg(long, short, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
+
+    /// CI gating of a saved run.
+    #[command(flatten)]
+    pub(crate) gate: GateArgs,
+}
+
+/// How `report` and `analyze` gate CI on a saved run.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct GateArgs {
+    /// Write the verdicts as JUnit XML: one test case per tolerance and thread level,
+    /// failed for NO-GO, skipped for INCONCLUSIVE.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) junit: Option<PathBuf>,
+
+    /// Exit 0 whatever the verdict (only render); without it the exit code follows the
+    /// verdict like the run's: 0 GO, 3 NO-GO, 4 INCONCLUSIVE.
+    #[arg(long)]
+    pub(crate) no_verdict_exit: bool,
 }
 
 /// Formats of `abtest report` and `abtest analyze`.
@@ -281,6 +299,11 @@ pub(crate) struct RunArgs {
     /// Write one CSV row per round, rewritten after every round.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub(crate) csv: Option<PathBuf>,
+
+    /// Write the verdicts as JUnit XML for CI: one test case per tolerance and thread
+    /// level, failed for NO-GO, skipped for INCONCLUSIVE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub(crate) junit: Option<PathBuf>,
 
     /// Print the resolved plan and the estimated time, then exit without connecting.
     #[arg(long, help_heading = "Output")]
@@ -388,6 +411,10 @@ pub(crate) struct AnalyzeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
     pub(crate) format: ReportFormat,
+
+    /// CI gating.
+    #[command(flatten)]
+    pub(crate) gate: GateArgs,
 }
 
 /// `abtest plan-rounds`.
@@ -680,6 +707,10 @@ pub(crate) struct MergeArgs {
     /// Write an HTML report of the merged run.
     #[arg(long, value_name = "FILE")]
     pub(crate) html: Option<PathBuf>,
+
+    /// Write the merged run's verdicts as JUnit XML.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) junit: Option<PathBuf>,
 }
 
 /// Parses a duration such as `30s`, `2m` or `1h 30m`.

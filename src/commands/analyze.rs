@@ -1,11 +1,13 @@
 //! `abtest analyze FILE`: re-analyse a saved run, or a CSV of per-round values from any
-//! tool, with other α, tolerances or percentiles, and no database.
+//! tool, with other α, tolerances or percentiles, and no database. A saved run keeps its
+//! own settings (tolerances included) unless a flag replaces one, and the exit code is
+//! the verdict's, as the run's was.
 
 use std::path::Path;
 
 use crate::analysis::{self, AnalysisOptions};
 use crate::cli::{AnalyzeArgs, ReportFormat};
-use crate::exit::{self, UsageError};
+use crate::exit::UsageError;
 use crate::report::ReportView;
 use crate::results::{self, ResultsFile};
 use crate::roundcsv;
@@ -14,12 +16,17 @@ use crate::stats::metric::Metric;
 
 /// Analyses the file and prints the report; the exit code follows the verdict.
 pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
-    let options = crate::plan::args::analysis_options(&args.analysis, &AnalysisOptions::default())?;
-    let output = if is_json(&args.file)? {
+    if is_json(&args.file)? {
         let mut results = load_results(&args.file)?;
+        let saved = results.analysis.clone().unwrap_or_default();
+        let options = crate::plan::args::analysis_options(&args.analysis, &saved)?;
         results.analyze(&options);
-        render(&ReportView::of_results(&results), args.format)?
-    } else {
+        let view = ReportView::of_results(&results);
+        crate::report::stdout::print(&render(&view, args.format)?);
+        return super::gate::finish(&view, &args.gate, &args.file);
+    }
+    let options = crate::plan::args::analysis_options(&args.analysis, &AnalysisOptions::default())?;
+    {
         let samples = roundcsv::read(&args.file)?;
         refuse_absent_tolerance_metrics(&samples, &options, &args.file)?;
         let analysis = analysis::analyze(&samples, Unit::Round, &options);
@@ -32,10 +39,9 @@ pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
             alpha: options.alpha,
             results: None,
         };
-        render(&view, args.format)?
-    };
-    print!("{}", output.0);
-    Ok(output.1.map_or(exit::SUCCESS, |v| v.exit_code()))
+        crate::report::stdout::print(&render(&view, args.format)?);
+        super::gate::finish(&view, &args.gate, &args.file)
+    }
 }
 
 /// A tolerance on a metric the CSV does not have is a mistake in the command, not a
@@ -65,16 +71,13 @@ fn refuse_absent_tolerance_metrics(
     )))
 }
 
-fn render(
-    view: &ReportView<'_>,
-    format: ReportFormat,
-) -> anyhow::Result<(String, Option<crate::stats::verdict::Verdict>)> {
+fn render(view: &ReportView<'_>, format: ReportFormat) -> anyhow::Result<String> {
     if format == ReportFormat::Table {
         for warning in &view.warnings {
             eprintln!("abtest: warning: {warning}");
         }
     }
-    Ok((super::report::render(view, format)?, view.verdict))
+    super::report::render(view, format)
 }
 
 /// A file is read as results JSON when its first non-blank character is `{`.

@@ -32,13 +32,13 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
         eprintln!("abtest: warning: {warning}");
     }
     if cli.run.dry_run {
-        print!("{}", plan.describe());
+        crate::report::stdout::print(&plan.describe());
         return Ok(exit::SUCCESS);
     }
     runner::interrupt::install();
     let (results, outcome) = runner::experiment::run(&plan, None);
     outcome?;
-    print!("{}", summary(&results));
+    crate::report::stdout::print(&summary(&results));
     Ok(exit::SUCCESS)
 }
 

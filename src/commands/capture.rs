@@ -29,7 +29,7 @@ pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
                 .with_context(|| format!("cannot write {}", path.display()))?;
             eprintln!("abtest: wrote {}", path.display());
         }
-        None => print!("{text}"),
+        None => crate::report::stdout::print(&text),
     }
     Ok(exit::SUCCESS)
 }

@@ -27,13 +27,17 @@ pub(crate) fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
         eprintln!("abtest: warning: {notice}");
     }
     let (dropped, kept) = schema::cleanup(&mut conn, &extra)?;
-    println!("dropped {} table(s): {}", dropped.len(), dropped.join(", "));
+    crate::report::stdout::line(&format!(
+        "dropped {} table(s): {}",
+        dropped.len(),
+        dropped.join(", ")
+    ));
     if !kept.is_empty() {
-        println!(
+        crate::report::stdout::line(&format!(
             "kept {} table(s) abtest did not create: {}",
             kept.len(),
             kept.join(", ")
-        );
+        ));
     }
     Ok(exit::SUCCESS)
 }

@@ -17,7 +17,7 @@ pub(crate) fn execute(args: &ImportLogArgs) -> anyhow::Result<i32> {
     let csv = log::to_csv(&sides);
     match &args.output {
         Some(path) => write_atomic(path, csv.as_bytes())?,
-        None => print!("{csv}"),
+        None => crate::report::stdout::print(&csv),
     }
     for (side, runs) in &sides {
         eprintln!("abtest: {side}: {} run(s) read", runs.len());

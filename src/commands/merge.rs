@@ -14,6 +14,7 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
         markdown: args.markdown.clone(),
         html: args.html.clone(),
         csv: None,
+        junit: args.junit.clone(),
     };
     for path in outputs.paths() {
         results::check_writable(path)?;
@@ -42,10 +43,7 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
         merged.rounds.len(),
         merged.segments.iter().map(|s| s.transactions).sum::<u64>()
     );
-    print!(
-        "{}",
-        report::table::render(&ReportView::of_results(&merged))
-    );
+    crate::report::stdout::print(&report::table::render(&ReportView::of_results(&merged)));
     for warning in &merged.analysis_warnings {
         eprintln!("abtest: warning: {warning}");
     }

@@ -5,6 +5,7 @@ pub(crate) mod calibrate;
 pub(crate) mod capture;
 pub(crate) mod cleanup;
 pub(crate) mod from_sysbench;
+pub(crate) mod gate;
 pub(crate) mod import_log;
 pub(crate) mod merge;
 pub(crate) mod plan_rounds;

@@ -32,7 +32,10 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
     let basis = match (&args.pilot, args.cv) {
         (Some(pilot), _) => {
             let (basis, source) = pilot_basis(pilot)?;
-            println!("CV {:.2} % from the pilot ({source})", 100.0 * basis.cv);
+            crate::report::stdout::line(&format!(
+                "CV {:.2} % from the pilot ({source})",
+                100.0 * basis.cv
+            ));
             basis
         }
         (None, Some(cv)) => Basis {
@@ -46,35 +49,37 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
     let verdict = rounds_needed(cv, args.effect, alpha, power, Test::Verdict).unwrap_or(2);
     let significance =
         rounds_needed(cv, args.effect, alpha, power, Test::Significance).unwrap_or(2);
-    println!(
+    crate::report::stdout::line(&format!(
         "{unit}s per side: {verdict} to decide a tolerance when the true change lies {:.2} % from it \
          (one-sided at alpha {alpha}, as the verdict; CV {:.2} %, power {:.0} %)",
         100.0 * args.effect,
         100.0 * cv,
         100.0 * power
-    );
-    println!(
+    ));
+    crate::report::stdout::line(&format!(
         "{:width$} {significance} to find a {:.2} % change significant (two-sided)",
         "",
         100.0 * args.effect,
         width = unit.len() + "s per side:".len()
-    );
+    ));
     let of_rounds = match basis.unit {
         Unit::Round => String::new(),
         Unit::Instance => format!(" of {} rounds each", basis.rounds_per_value),
     };
-    println!(
+    crate::report::stdout::line(&format!(
         "wall-clock: about {} for {verdict} {unit}s per side{of_rounds} ({} levels, rounds of {} after {} warm-up), \
          plus server start and data preparation",
         humantime::format_duration(wall_clock(args, &basis, verdict)),
         args.levels,
         humantime::format_duration(args.round_time),
         humantime::format_duration(args.warmup)
-    );
-    println!("smallest change a verdict can tell from its tolerance, by {unit}s per side:");
+    ));
+    crate::report::stdout::line(&format!(
+        "smallest change a verdict can tell from its tolerance, by {unit}s per side:"
+    ));
     for n in [5, 10, 20, 30, 50] {
         let mde = minimum_detectable_effect(cv, n, alpha, power, Test::Verdict);
-        println!("  {n:>3} {unit}s: {:.2} %", 100.0 * mde);
+        crate::report::stdout::line(&format!("  {n:>3} {unit}s: {:.2} %", 100.0 * mde));
     }
     Ok(exit::SUCCESS)
 }

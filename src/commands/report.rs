@@ -1,9 +1,10 @@
 //! `abtest report RESULTS.json --format ...`: re-render a saved run, re-judged with any
 //! analysis flags given (each replaces the saved setting it names), without re-running.
+//! The exit code is the verdict's, as the run's was, so CI can gate on a saved run.
 
 use crate::analysis::AnalysisOptions;
 use crate::cli::{ReportArgs, ReportFormat};
-use crate::exit::{self, UsageError};
+use crate::exit::UsageError;
 use crate::report::{self, ReportView};
 use crate::results::{self, ResultsFile};
 
@@ -15,12 +16,16 @@ pub(crate) fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
         None => crate::plan::args::analysis_options(&args.analysis, &AnalysisOptions::default())?,
     };
     results.analyze(&options);
-    let text = render(&ReportView::of_results(&results), args.format)?;
+    let view = ReportView::of_results(&results);
+    let text = render(&view, args.format)?;
     match &args.output {
-        Some(path) => results::write_atomic(path, text.as_bytes())?,
-        None => print!("{text}"),
+        Some(path) => {
+            super::gate::refuse_overwriting_input(path, &args.file)?;
+            results::write_atomic(path, text.as_bytes())?
+        }
+        None => crate::report::stdout::print(&text),
     }
-    Ok(exit::SUCCESS)
+    super::gate::finish(&view, &args.gate, &args.file)
 }
 
 /// Renders `view` in `format`. The per-round CSV needs a saved run's rounds.

@@ -26,7 +26,7 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
         eprintln!("abtest: notice: {}", crate::plan::AA_NOTICE);
     }
     if args.dry_run {
-        print!("{}", plan.describe());
+        crate::report::stdout::print(&plan.describe());
         return Ok(exit::SUCCESS);
     }
     runner::interrupt::install();
@@ -34,7 +34,7 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
     let (results, outcome) = runner::experiment::run(&plan, previous);
     let view = ReportView::of_results(&results);
     if !results.comparisons.is_empty() {
-        print!("{}", report::table::render(&view));
+        crate::report::stdout::print(&report::table::render(&view));
     }
     for warning in &results.analysis_warnings {
         eprintln!("abtest: warning: {warning}");

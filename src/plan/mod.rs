@@ -86,14 +86,23 @@ pub(crate) struct Outputs {
     pub(crate) html: Option<PathBuf>,
     /// Rounds CSV, rewritten after every round.
     pub(crate) csv: Option<PathBuf>,
+    /// JUnit XML of the verdicts, written at the end.
+    #[serde(default)]
+    pub(crate) junit: Option<PathBuf>,
 }
 
 impl Outputs {
     /// Every output path that was given.
     pub(crate) fn paths(&self) -> impl Iterator<Item = &PathBuf> {
-        [&self.json, &self.markdown, &self.html, &self.csv]
-            .into_iter()
-            .flatten()
+        [
+            &self.json,
+            &self.markdown,
+            &self.html,
+            &self.csv,
+            &self.junit,
+        ]
+        .into_iter()
+        .flatten()
     }
 }
 
@@ -417,6 +426,7 @@ impl Plan {
                 markdown: cli.markdown.clone(),
                 html: cli.html.clone(),
                 csv: cli.csv.clone(),
+                junit: cli.junit.clone(),
             },
             segment: split::segment(&cli.segment)?,
             command_line,

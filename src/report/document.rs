@@ -173,14 +173,12 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
 }
 
 fn results_table(view: &ReportView<'_>, family: Family, id: &'static str) -> Table {
+    let header = sections::header(view, family);
     Table {
         id,
-        header: sections::header(view.alpha).to_vec(),
-        rows: sections::rows(view, family)
-            .into_iter()
-            .map(Vec::from)
-            .collect(),
-        numeric: vec![true, false, true, true, false, true, true, false],
-        verdict_column: Some(7),
+        verdict_column: Some(header.len() - 1),
+        header,
+        rows: sections::rows(view, family),
+        numeric: sections::numeric_columns(view, family),
     }
 }

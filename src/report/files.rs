@@ -1,8 +1,8 @@
 //! Writing the report files of a run. The results JSON and the rounds CSV are rewritten
 //! after every round, so a crash loses nothing; Markdown and HTML are written at the end,
-//! also when the run was interrupted or failed. Every file is replaced atomically.
+//! also when the run was interrupted or failed, and so is the JUnit XML of the verdicts. Every file is replaced atomically.
 
-use super::{ReportView, csv, html, markdown};
+use super::{ReportView, csv, html, junit, markdown};
 use crate::plan::Outputs;
 use crate::results::{self, ResultsFile, write_atomic};
 
@@ -26,6 +26,9 @@ pub(crate) fn write_final(outputs: &Outputs, results: &ResultsFile) -> anyhow::R
     }
     if let Some(path) = &outputs.html {
         write_atomic(path, html::render(&view)?.as_bytes())?;
+    }
+    if let Some(path) = &outputs.junit {
+        write_atomic(path, junit::render(&view).as_bytes())?;
     }
     Ok(())
 }

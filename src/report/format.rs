@@ -1,5 +1,6 @@
 //! Number formatting shared by every report, so the table, Markdown and HTML agree.
 
+use crate::stats::compare::Comparison;
 use crate::stats::metric::Metric;
 
 /// A metric value with precision suited to its unit.
@@ -40,6 +41,32 @@ pub(crate) fn change(change_pct: f64, ci: Option<[f64; 2]>) -> String {
     match ci {
         Some([lo, hi]) => format!("{change_pct:+.2} % [{lo:+.2}, {hi:+.2}]"),
         None => format!("{change_pct:+.2} % [unbounded]"),
+    }
+}
+
+/// A comparison's change with its 95 % (1 − α) interval: a ratio metric in %, with a
+/// lower bound beyond −99 % (impossible for a ratio of positive values; the Fieller
+/// interval reaches there when the baseline is noisy) shown as `<-99`; a rate in
+/// percentage points.
+pub(crate) fn comparison_change(c: &Comparison) -> String {
+    if c.metric.is_rate() {
+        return match c.ci_pct {
+            Some([lo, hi]) => format!("{:+.2} pp [{lo:+.2}, {hi:+.2}]", c.change_pct),
+            None => format!("{:+.2} pp [unbounded]", c.change_pct),
+        };
+    }
+    match c.ci_pct {
+        Some([lo, hi]) => format!("{:+.2} % [{}, {hi:+.2}]", c.change_pct, lower_bound(lo)),
+        None => change(c.change_pct, None),
+    }
+}
+
+/// A lower bound of a ratio's change in %: `<-99` below −99 %.
+pub(crate) fn lower_bound(lo: f64) -> String {
+    if lo < -99.0 {
+        "<-99".into()
+    } else {
+        format!("{lo:+.2}")
     }
 }
 

@@ -4,14 +4,17 @@
 
 pub(crate) mod charts;
 pub(crate) mod csv;
+pub(crate) mod decision;
 pub(crate) mod document;
 pub(crate) mod files;
 pub(crate) mod format;
 pub(crate) mod html;
 pub(crate) mod jira;
 pub(crate) mod json;
+pub(crate) mod junit;
 pub(crate) mod markdown;
 pub(crate) mod sections;
+pub(crate) mod stdout;
 pub(crate) mod table;
 
 use crate::profile::Side;
@@ -78,51 +81,139 @@ impl<'a> ReportView<'a> {
         self.comparisons.iter().any(|c| c.family == family)
     }
 
-    /// The summary a change board reads: the verdict first, then one sentence per thread
-    /// level saying what the variant costs in TPS with its interval, and the tolerance it
-    /// was judged against, with the rounds that would decide an INCONCLUSIVE.
+    /// The summary a change board reads: the verdict and the bounds it rests on, then what
+    /// the variant does to TPS with the 95 % interval. The verdict sentence names only the
+    /// tolerances that decided it, so it never contradicts the verdict.
     pub(crate) fn headline(&self) -> String {
-        let sentences: Vec<String> = self
-            .comparisons
-            .iter()
-            .filter(|c| c.metric == Metric::Tps)
-            .map(|c| tps_sentence(c, &self.names[1], self.alpha))
-            .collect();
-        let summary = if sentences.is_empty() {
-            "no comparison (too few completed rounds)".to_string()
-        } else {
-            sentences.join(" ")
-        };
+        let estimate = self.tps_estimate();
         match self.verdict {
-            Some(Verdict::Inconclusive) if !self.unchecked.is_empty() => format!(
-                "INCONCLUSIVE (a tolerance could not be checked: {}): {summary}",
-                self.unchecked.join("; ")
+            Some(verdict) => format!(
+                "{}: {} {estimate}",
+                verdict.as_str(),
+                self.verdict_sentence(verdict)
             ),
-            Some(verdict) => format!("{}: {summary}", verdict.as_str()),
-            None => summary,
+            None => estimate,
         }
     }
 
-    /// Power notes for comparisons that are INCONCLUSIVE or have too few values a side
-    /// for a usable interval.
+    /// Why the verdict is what it is: the deciding bounds of the metrics that made it,
+    /// the tolerances that could not be judged, and different answers.
+    fn verdict_sentence(&self, verdict: Verdict) -> String {
+        let deciding: Vec<&Comparison> = self
+            .comparisons
+            .iter()
+            .filter(|c| c.verdict == Some(verdict) && c.verdict_ci_pct.is_some())
+            .collect();
+        let mut parts = Vec::new();
+        if !deciding.is_empty() {
+            let plural = if deciding.len() > 1 || verdict == Verdict::Inconclusive {
+                "s"
+            } else {
+                ""
+            };
+            parts.push(format!(
+                "{} ({}{plural})",
+                bounds_by_metric(&deciding, verdict),
+                decision::bound_label(self)
+            ));
+        }
+        if verdict == Verdict::Inconclusive {
+            if let Some(rounds) = deciding.iter().filter_map(|c| c.power?.rounds_needed).max() {
+                parts.push(format!(
+                    "about {} per side would decide",
+                    deciding[0].unit.count(rounds as usize)
+                ));
+            }
+            if !self.unchecked.is_empty() {
+                parts.push(format!("not judged: {}", self.unchecked.join("; ")));
+            }
+        }
+        if verdict == Verdict::NoGo
+            && let Some(check) = self.results.and_then(|r| r.result_check.as_ref())
+            && !check.differences.is_empty()
+        {
+            parts.push(format!(
+                "the sides answered differently ({})",
+                check.summary()
+            ));
+        }
+        if parts.is_empty() {
+            parts.push("see the warnings".into());
+        }
+        format!("{}.", parts.join("; "))
+    }
+
+    /// What the variant does to TPS at every level, with the 95 % interval: "With 95 %
+    /// confidence, X costs 17.0–56.0 % of TPS at 16 threads and 21.0–38.0 % at 64 threads."
+    fn tps_estimate(&self) -> String {
+        let tps: Vec<&Comparison> = self
+            .comparisons
+            .iter()
+            .filter(|c| c.metric == Metric::Tps)
+            .collect();
+        if tps.is_empty() {
+            return "No TPS comparison (too few completed rounds).".into();
+        }
+        let at = |c: &Comparison| format!("at {} threads", c.threads);
+        let (mut costs, mut adds, mut unclear) = (Vec::new(), Vec::new(), Vec::new());
+        for c in tps {
+            match c.ci_pct {
+                Some([lo, hi]) if hi < 0.0 => {
+                    costs.push((format!("{:.1}–{:.1} %", -hi, -lo), at(c)))
+                }
+                Some([lo, hi]) if lo > 0.0 => adds.push((format!("{lo:.1}–{hi:.1} %"), at(c))),
+                _ => unclear.push(format!("{} ({})", at(c), format::comparison_change(c))),
+            }
+        }
+        let mut clauses = Vec::new();
+        if !costs.is_empty() {
+            clauses.push(format!("costs {}", join_figures(&costs, "of TPS")));
+        }
+        if !adds.is_empty() {
+            clauses.push(format!("adds {}", join_figures(&adds, "to TPS")));
+        }
+        if !unclear.is_empty() {
+            clauses.push(format!("shows no clear TPS change {}", and_list(&unclear)));
+        }
+        format!(
+            "With {}, {} {}.",
+            decision::confidence_phrase(self),
+            self.names[1],
+            clauses.join("; ")
+        )
+    }
+
+    /// Power notes for the comparisons a tolerance addresses (TPS when none was given)
+    /// that are INCONCLUSIVE or have too few values a side for a usable interval.
     pub(crate) fn power_notes(&self) -> Vec<String> {
+        let any_tolerance = self.comparisons.iter().any(|c| c.tolerance_pct.is_some());
         self.comparisons
             .iter()
+            .filter(|c| {
+                if any_tolerance {
+                    c.tolerance_pct.is_some()
+                } else {
+                    c.metric == Metric::Tps
+                }
+            })
             .filter(|c| {
                 c.verdict == Some(Verdict::Inconclusive)
                     || c.baseline.n.min(c.variant.n) < c.unit.enough()
             })
             .filter_map(|c| {
-                let power = c.power?;
+                let power = c.power.filter(|p| p.cv > 0.0)?;
                 let unit = c.unit.noun();
                 let needed = match (power.rounds_needed, c.tolerance_pct) {
-                    (Some(n), Some(t)) => format!("; about {n} {unit}s per side would decide at the {t:.1} % tolerance"),
+                    (Some(n), Some(t)) => format!(
+                        "; about {n} {unit}s per side would decide at the {} % tolerance",
+                        format::percent_figure(t)
+                    ),
                     (Some(n), None) => format!("; about {n} {unit}s per side would detect the observed change"),
                     _ => String::new(),
                 };
                 Some(format!(
-                    "{} at {} threads: CV {:.1} %, smallest detectable change with {} ≈ {:.1} %{needed}",
-                    c.metric.label(),
+                    "{} at {} threads: rounds vary by {:.1} % (CV), so {} can detect a change of about {:.1} %{needed}",
+                    c.metric.spoken(),
                     c.threads,
                     100.0 * power.cv,
                     c.unit.count(c.baseline.n.min(c.variant.n)),
@@ -133,43 +224,71 @@ impl<'a> ReportView<'a> {
     }
 }
 
-/// One level's TPS result as a sentence: "X costs 13.0–44.3 % of TPS at 8 threads (…).
-/// Against the 5 % tolerance the verdict is NO-GO."
-fn tps_sentence(c: &Comparison, variant: &str, alpha: f64) -> String {
-    let level = format!("at {} threads", c.threads);
-    let figures = format!(
-        "TPS {}, {} % CI, Holm p = {}",
-        format::change(c.change_pct, c.ci_pct),
-        format::confidence(alpha),
-        format::p_value(c.p_holm)
-    );
-    let mut sentence = match c.ci_pct {
-        Some([lo, hi]) if hi < 0.0 => {
-            format!(
-                "{variant} costs {:.1}–{:.1} % of TPS {level} ({figures}).",
-                -hi, -lo
-            )
-        }
-        Some([lo, hi]) if lo > 0.0 => {
-            format!("{variant} adds {lo:.1}–{hi:.1} % to TPS {level} ({figures}).")
-        }
-        _ => format!("{variant} shows no clear TPS change {level} ({figures})."),
+/// The deciding bounds grouped by metric: "TPS loss at least 12.3 % at 16 threads and
+/// loss at least 15.1 % at 64 threads (tolerance 5 %); p99 latency …".
+fn bounds_by_metric(deciding: &[&Comparison], verdict: Verdict) -> String {
+    let relation = match verdict {
+        Verdict::Go => "within",
+        Verdict::NoGo => "beyond",
+        Verdict::Inconclusive => "on both sides of",
     };
-    if let (Some(tolerance), Some(verdict)) = (c.tolerance_pct, c.verdict) {
-        sentence.push_str(&format!(
-            " Against the {} % tolerance the verdict is {}",
-            format::percent_figure(tolerance),
-            verdict.as_str()
-        ));
-        match c.power.and_then(|p| p.rounds_needed) {
-            Some(needed) if verdict == Verdict::Inconclusive => sentence.push_str(&format!(
-                "; about {needed} {}s per side would decide.",
-                c.unit.noun()
-            )),
-            _ => sentence.push('.'),
+    let mut metrics: Vec<&Metric> = Vec::new();
+    for c in deciding {
+        if !metrics.contains(&&c.metric) {
+            metrics.push(&c.metric);
         }
     }
-    sentence
+    metrics
+        .into_iter()
+        .map(|metric| {
+            let of_metric: Vec<&&Comparison> =
+                deciding.iter().filter(|c| c.metric == *metric).collect();
+            let bounds: Vec<String> = of_metric
+                .iter()
+                .map(|c| {
+                    let text = decision::phrase(c).unwrap_or_default();
+                    let text = text.trim_start_matches(&metric.spoken()).trim_start();
+                    format!("{text} at {} threads", c.threads)
+                })
+                .collect();
+            let tolerance = of_metric[0]
+                .tolerance_pct
+                .map(|t| {
+                    format!(
+                        ", {relation} the {}",
+                        decision::tolerance_name(of_metric[0], t)
+                    )
+                })
+                .unwrap_or_default();
+            format!("{} {}{tolerance}", metric.spoken(), and_list(&bounds))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// "17.0–56.0 % of TPS at 16 threads and 21.0–38.0 % at 64 threads".
+fn join_figures(figures: &[(String, String)], what: &str) -> String {
+    let items: Vec<String> = figures
+        .iter()
+        .enumerate()
+        .map(|(i, (figure, at))| {
+            if i == 0 {
+                format!("{figure} {what} {at}")
+            } else {
+                format!("{figure} {at}")
+            }
+        })
+        .collect();
+    and_list(&items)
 }
 
 /// The cell shown in a report's last column: the verdict, or "significant".

@@ -2,7 +2,7 @@
 //! variables that differ, the environment, the reproduce command — as plain text, so
 //! Markdown and HTML render the same facts and differ only in markup.
 
-use super::{ReportView, format, judgement};
+use super::{ReportView, decision, format, judgement};
 use crate::results::ResultsFile;
 use crate::stats::compare::Family;
 use crate::stats::metric::Metric;
@@ -11,37 +11,66 @@ use crate::stats::metric::Metric;
 pub(crate) const EXPLANATORY_TITLE: &str =
     "Explanatory metrics (not judged; Holm-adjusted among themselves)";
 
-/// The header of the results table.
-pub(crate) fn header(alpha: f64) -> [String; 8] {
-    [
+/// Whether a results table of `family` has the deciding-bound column: some metric of
+/// the family has a tolerance.
+pub(crate) fn has_decisions(view: &ReportView<'_>, family: Family) -> bool {
+    view.comparisons
+        .iter()
+        .any(|c| c.family == family && c.tolerance_pct.is_some())
+}
+
+/// The header of the results table. With tolerances, the column before the verdict is
+/// the bound the verdict reads; the change column is the estimate, labelled by its level.
+pub(crate) fn header(view: &ReportView<'_>, family: Family) -> Vec<String> {
+    let mut header: Vec<String> = vec![
         "threads".into(),
         "metric".into(),
         "baseline".into(),
         "variant".into(),
-        format!("change [{} % CI]", format::confidence(alpha)),
+        format!("change [{}]", decision::interval_label(view)),
         "p".into(),
         "Holm p".into(),
-        "verdict".into(),
-    ]
+    ];
+    if has_decisions(view, family) {
+        header.push(format!("verdict reads ({})", decision::bound_label(view)));
+    }
+    header.push("verdict".into());
+    header
+}
+
+/// Which columns of [`header`] hold numbers, for right alignment.
+pub(crate) fn numeric_columns(view: &ReportView<'_>, family: Family) -> Vec<bool> {
+    let mut numeric = vec![true, false, true, true, false, true, true];
+    if has_decisions(view, family) {
+        numeric.push(false);
+    }
+    numeric.push(false);
+    numeric
 }
 
 /// The rows of the results table for one family of metrics: threads, metric, baseline,
-/// variant, change [CI], p, Holm p, and the verdict (or "significant").
-pub(crate) fn rows(view: &ReportView<'_>, family: Family) -> Vec<[String; 8]> {
+/// variant, change [CI], p, Holm p, the deciding bound (with tolerances), and the verdict
+/// (or "significant").
+pub(crate) fn rows(view: &ReportView<'_>, family: Family) -> Vec<Vec<String>> {
+    let decisions = has_decisions(view, family);
     view.comparisons
         .iter()
         .filter(|c| c.family == family)
         .map(|c| {
-            [
+            let mut row = vec![
                 c.threads.to_string(),
                 c.metric.label(),
                 format::value(&c.metric, c.baseline.mean),
                 format::value(&c.metric, c.variant.mean),
-                format::change(c.change_pct, c.ci_pct),
+                format::comparison_change(c),
                 format::p_value(c.p),
                 format::p_value(c.p_holm),
-                judgement(c),
-            ]
+            ];
+            if decisions {
+                row.push(decision::cell(c));
+            }
+            row.push(judgement(c));
+            row
         })
         .collect()
 }
@@ -59,8 +88,9 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
          {}; the sides are compared with Welch's t-test, the change \
          with Fieller's {} % interval for the ratio of means, p-values Holm-adjusted within \
          the confirmatory family (TPS and latency at every level) and, separately, among the explanatory \
-         metrics (α = {alpha}). Verdicts, where tolerances were given, are non-inferiority tests \
-         on the {} % interval.",
+         metrics (α = {alpha}). Verdicts, where tolerances were given, are non-inferiority tests: \
+         each reads the one-sided {} % bound of the change (a bound of the {} % two-sided \
+         interval), shown in the column \"verdict reads\"; the {} % interval is the estimate.",
         schedule.rounds,
         levels.join(", "),
         schedule.order.as_str().to_uppercase(),
@@ -80,7 +110,9 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
         workload.table_size,
         values_per_side(schedule.instances),
         format::confidence(alpha),
+        format::confidence(alpha),
         format::confidence(2.0 * alpha),
+        format::confidence(alpha),
     )
 }
 
@@ -334,7 +366,7 @@ pub(crate) fn sweep_rows(view: &ReportView<'_>) -> Vec<[String; 5]> {
                     .find(|c| c.threads == threads && Some(&c.metric) == metric.as_ref())
             };
             let change = |c: Option<&crate::stats::compare::Comparison>| {
-                c.map_or("-".to_string(), |c| format::change(c.change_pct, c.ci_pct))
+                c.map_or("-".to_string(), format::comparison_change)
             };
             let tps = find(Some(Metric::Tps));
             [

@@ -3,7 +3,7 @@
 
 use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets};
 
-use super::{ReportView, format, judgement, sections};
+use super::{ReportView, decision, format, judgement, sections};
 use crate::stats::compare::{Comparison, Family};
 use crate::stats::verdict::Verdict;
 
@@ -77,18 +77,26 @@ fn new_table(header: Vec<String>, color: bool) -> Table {
 }
 
 fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) -> Table {
-    let mut table = new_table(sections::header(view.alpha).to_vec(), color);
+    let family = comparisons
+        .first()
+        .map_or(Family::Confirmatory, |c| c.family);
+    let decisions = sections::has_decisions(view, family);
+    let mut table = new_table(sections::header(view, family), color);
     for c in comparisons {
-        table.add_row(vec![
+        let mut row = vec![
             Cell::new(c.threads),
             Cell::new(c.metric.label()),
             Cell::new(format::value(&c.metric, c.baseline.mean)),
             Cell::new(format::value(&c.metric, c.variant.mean)),
-            styled(Cell::new(format::change(c.change_pct, c.ci_pct)), c, color),
+            Cell::new(format::comparison_change(c)),
             Cell::new(format::p_value(c.p)),
             Cell::new(format::p_value(c.p_holm)),
-            styled(Cell::new(judgement(c)), c, color),
-        ]);
+        ];
+        if decisions {
+            row.push(styled(Cell::new(decision::cell(c)), c, color));
+        }
+        row.push(styled(Cell::new(judgement(c)), c, color));
+        table.add_row(row);
     }
     table
 }

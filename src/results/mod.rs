@@ -353,7 +353,9 @@ impl ResultsFile {
                 .iter()
                 .filter(|r| r.status == RoundStatus::Completed)
         };
-        let with_errors = completed().any(|r| !r.errors.is_empty());
+        // With an error-rate tolerance the rate is always compared: 0 % is a finding.
+        let with_errors =
+            options.max_error_rate.is_some() || completed().any(|r| !r.errors.is_empty());
         let mut metrics = options.run_metrics(with_errors);
         for server_metric in [Metric::ServerCpuPerTx, Metric::ThreadsRunning] {
             if completed().any(|r| r.metric(&server_metric).is_some()) {

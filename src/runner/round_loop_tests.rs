@@ -580,7 +580,7 @@ fn instances_restart_both_sides_between_blocks_and_the_analysis_uses_instance_me
     assert!(
         warnings
             .iter()
-            .any(|w| w.contains("baseline tps at 8 threads: only 3 instances")),
+            .any(|w| w.contains("baseline TPS at 8 threads: only 3 instances")),
         "{warnings:?}"
     );
     assert!(

@@ -90,9 +90,10 @@ pub(crate) struct Comparison {
     pub(crate) baseline: Summary,
     /// Variant sample summary.
     pub(crate) variant: Summary,
-    /// 100(ȳ/x̄ − 1).
+    /// 100(ȳ/x̄ − 1); for a rate (the error rate), ȳ − x̄ in percentage points.
     pub(crate) change_pct: f64,
-    /// Fieller CI of the change in %, or `None` when unbounded.
+    /// Fieller CI of the change in % (a rate: Welch's CI in points), or `None` when
+    /// unbounded.
     pub(crate) ci_pct: Option<[f64; 2]>,
     /// Paired-by-round CI of the change in %, when at least two pairs exist.
     pub(crate) paired_ci_pct: Option<[f64; 2]>,
@@ -147,7 +148,8 @@ impl Family {
 }
 
 /// Compares the sides for every (thread level, metric) with at least two rounds per side
-/// and a baseline mean other than zero, confirmatory metrics first, each in the order levels and metrics first appear in
+/// and a baseline mean other than zero (a rate is compared in points, whatever its
+/// baseline), confirmatory metrics first, each in the order levels and metrics first appear in
 /// `samples`. qps is left out at a level where it is the same multiple of tps in every
 /// round: it would only repeat tps.
 pub(crate) fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
@@ -226,6 +228,9 @@ fn compare_one(
     let xs: Vec<f64> = x.iter().map(|(_, v)| *v).collect();
     let ys: Vec<f64> = y.iter().map(|(_, v)| *v).collect();
     let (bx, by) = (Summary::of(&xs), Summary::of(&ys));
+    if metric.is_rate() {
+        return Some(rate_comparison(threads, metric, bx, by, alpha));
+    }
     if bx.mean == 0.0 {
         // A change in % of a baseline of zero (threads_running on an idle-looking
         // server) does not exist; the metric is left out rather than shown as NaN.
@@ -235,17 +240,46 @@ fn compare_one(
     let ratio = fieller(&bx, &by, alpha);
     let (px, py) = pair_by_round(&x, &y);
     Some(Comparison {
-        threads,
-        metric: metric.clone(),
-        baseline: bx,
-        variant: by,
         change_pct: 100.0 * (ratio.ratio - 1.0),
         ci_pct: ratio.percent_bounds(),
         paired_ci_pct: paired_ratio_ci(&px, &py, alpha)
             .map(|[lo, hi]| [100.0 * (lo - 1.0), 100.0 * (hi - 1.0)]),
         paired_change_pct: paired_change(&px, &py),
-        welch: test,
         fieller_g: ratio.g,
+        ..unjudged(threads, metric, bx, by, test)
+    })
+}
+
+/// A rate in % (the error rate) compared in percentage points: the change is ȳ − x̄ with
+/// Welch's interval of the difference, so a baseline of 0 % is compared like any other.
+fn rate_comparison(
+    threads: u32,
+    metric: &Metric,
+    bx: Summary,
+    by: Summary,
+    alpha: f64,
+) -> Comparison {
+    let test = welch(&bx, &by, alpha);
+    Comparison {
+        change_pct: test.diff,
+        ci_pct: Some(test.ci),
+        ..unjudged(threads, metric, bx, by, test)
+    }
+}
+
+/// A comparison with its Welch test and no interval, verdict or power yet.
+fn unjudged(threads: u32, metric: &Metric, bx: Summary, by: Summary, test: Welch) -> Comparison {
+    Comparison {
+        threads,
+        metric: metric.clone(),
+        baseline: bx,
+        variant: by,
+        change_pct: test.diff,
+        ci_pct: None,
+        paired_ci_pct: None,
+        paired_change_pct: None,
+        welch: test,
+        fieller_g: 0.0,
         p: test.p,
         p_holm: test.p,
         family: Family::of(metric),
@@ -255,7 +289,7 @@ fn compare_one(
         verdict: None,
         power: None,
         unit: Unit::Round,
-    })
+    }
 }
 
 /// The values of the rounds both sides have, matched by round index in one merge pass

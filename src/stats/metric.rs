@@ -86,6 +86,23 @@ impl Metric {
         matches!(self, Metric::LatencyMean | Metric::LatencyPercentile(_))
     }
 
+    /// Whether the metric is a rate in % whose change is told in percentage points
+    /// (variant − baseline), not in % of a baseline that is often zero: the error rate.
+    pub(crate) fn is_rate(&self) -> bool {
+        *self == Metric::ErrorRate
+    }
+
+    /// The name as a DBA says it, without the unit: "TPS", "p99 latency", "error rate".
+    pub(crate) fn spoken(&self) -> String {
+        match self {
+            Metric::LatencyMean => "mean latency".into(),
+            Metric::LatencyPercentile(p) => format!("p{p} latency"),
+            Metric::ErrorRate => "error rate".into(),
+            Metric::ServerCpuPerTx => "server CPU per transaction".into(),
+            other => other.label(),
+        }
+    }
+
     /// The name for people: "TPS", "latency p99 (ms)", "server CPU per transaction (µs)".
     pub(crate) fn label(&self) -> String {
         match self {

@@ -13,12 +13,9 @@ fn verdict_exit_codes_follow_the_tolerances() {
     assert_eq!(nogo.status.code(), Some(3), "{stdout}");
     assert!(
         stdout.contains(
-            "NO-GO: MariaDB + server_audit costs 13.0–44.3 % of TPS at 8 threads (TPS -31.35 %"
+            "NO-GO: TPS loss at least 17.4 % at 8 threads, beyond the 5 % tolerance (95 % one-sided bound). \
+             With 95 % confidence, MariaDB + server_audit costs 13.0–44.3 % of TPS at 8 threads."
         ),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("Against the 5 % tolerance the verdict is NO-GO."),
         "{stdout}"
     );
     let go = sandbox.run(&["analyze", RUN, "--max-tps-loss", "60%"]);
@@ -26,14 +23,24 @@ fn verdict_exit_codes_follow_the_tolerances() {
     assert!(
         text(&go)
             .0
-            .contains("Against the 60 % tolerance the verdict is GO.")
+            .contains("GO: TPS loss at most 41.9 % at 8 threads, within the 60 % tolerance")
     );
-    let inconclusive = sandbox.run(&["analyze", RUN, "--max-latency-inflation", "p95=30%"]);
+    let inconclusive = sandbox.run(&[
+        "analyze",
+        RUN,
+        "--max-tps-loss",
+        "60%",
+        "--max-latency-inflation",
+        "p95=30%",
+    ]);
     let (stdout, _) = text(&inconclusive);
     assert_eq!(inconclusive.status.code(), Some(4), "{stdout}");
     assert!(stdout.contains("rounds per side would decide"), "{stdout}");
-    let none = sandbox.run(&["analyze", RUN]);
-    assert_eq!(none.status.code(), Some(0));
+    // A saved run is judged against its own tolerance (5 %), as the run was.
+    let saved = sandbox.run(&["analyze", RUN]);
+    assert_eq!(saved.status.code(), Some(3), "{}", text(&saved).0);
+    let rendered = sandbox.run(&["analyze", RUN, "--no-verdict-exit"]);
+    assert_eq!(rendered.status.code(), Some(0));
 }
 
 #[test]
@@ -48,6 +55,7 @@ fn analyze_json_output_recomputes_with_new_alpha_and_percentiles() {
         "0.01",
         "--percentiles",
         "50,99.9",
+        "--no-verdict-exit",
     ]);
     let (stdout, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
@@ -206,12 +214,12 @@ fn a_pilot_on_instances_is_planned_in_instances() {
     let output = sandbox.run(&["analyze", pilot]);
     let (stdout, stderr) = text(&output);
     assert!(
-        stderr.contains("baseline tps at 8 threads: only 2 instances"),
+        stderr.contains("baseline TPS at 8 threads: only 2 instances"),
         "{stderr}"
     );
     assert!(!stderr.contains("only 5 rounds"), "{stderr}");
     assert!(
-        stdout.contains("smallest detectable change with 2 instances"),
+        stdout.contains("so 2 instances can detect a change of about"),
         "{stdout}"
     );
 }
@@ -240,7 +248,7 @@ fn a_tolerance_that_could_not_be_checked_is_never_go() {
     );
     assert_eq!(code, Some(4), "{output}");
     assert!(
-        output.contains("INCONCLUSIVE (a tolerance could not be checked: latency_p99_ms at 8 threads: 1 baseline and 1 variant round(s)"),
+        output.contains("INCONCLUSIVE: not judged: latency p99 (ms) at 8 threads: 1 baseline and 1 variant round(s)"),
         "{output}"
     );
     // A latency tolerance on a file without any latency column is a usage error.
@@ -286,16 +294,14 @@ fn a_saved_run_names_the_tolerance_it_could_not_check() {
     let (stdout, _) = text(&output);
     assert_eq!(output.status.code(), Some(4), "{stdout}");
     assert!(
-        stdout.contains(
-            "INCONCLUSIVE (a tolerance could not be checked: latency_p99.9_ms: not in the data)"
-        ),
+        stdout.contains("INCONCLUSIVE: not judged: latency p99.9 (ms): not in the data."),
         "{stdout}"
     );
     let output = sandbox.run(&[&args[..], &["--format", "json"]].concat());
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(
         json["unchecked_tolerances"],
-        serde_json::json!(["latency_p99.9_ms: not in the data"])
+        serde_json::json!(["latency p99.9 (ms): not in the data"])
     );
 }
 
@@ -524,17 +530,22 @@ fn a_saved_run_is_rejudged_and_rendered_in_every_format() {
     let (stdout, stderr) = text(&rejudged);
     assert_eq!(rejudged.status.code(), Some(0), "{stderr}");
     assert!(
-        stdout.contains("Against the 50 % tolerance the verdict is GO."),
+        stdout.contains("GO: TPS loss at most 41.9 % at 8 threads, within the 50 % tolerance"),
         "{stdout}"
     );
-    // Without flags, the saved tolerance (5 %) is the one judged against.
-    let saved = text(&sandbox.run(&["report", RUN])).0;
+    // Without flags, the saved tolerance (5 %) is the one judged against, with the
+    // run's exit code.
+    let saved = sandbox.run(&["report", RUN]);
+    assert_eq!(saved.status.code(), Some(3));
     assert!(
-        saved.contains("Against the 5 % tolerance the verdict is NO-GO."),
-        "{saved}"
+        text(&saved)
+            .0
+            .contains("NO-GO: TPS loss at least 17.4 % at 8 threads, beyond the 5 % tolerance"),
+        "{}",
+        text(&saved).0
     );
     for (format, needle) in [
-        ("table", "NO-GO: MariaDB + server_audit costs"),
+        ("table", "NO-GO: TPS loss at least 17.4 %"),
         ("md", "**Result:** NO-GO"),
         ("markdown", "## Method"),
         ("html", "<svg"),
@@ -544,7 +555,7 @@ fn a_saved_run_is_rejudged_and_rendered_in_every_format() {
     ] {
         let output = sandbox.run(&["report", RUN, "--format", format]);
         let (stdout, stderr) = text(&output);
-        assert_eq!(output.status.code(), Some(0), "{format}: {stderr}");
+        assert_eq!(output.status.code(), Some(3), "{format}: {stderr}");
         assert!(stdout.contains(needle), "{format}: {stdout}");
     }
     let html = sandbox.run(&["analyze", RUN, "--format", "html", "--max-tps-loss", "5%"]);

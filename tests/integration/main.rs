@@ -22,3 +22,4 @@ mod segments;
 mod support;
 mod sweep;
 mod sysbench_bridge;
+mod verdicts;

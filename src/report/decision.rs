@@ -1,0 +1,160 @@
+//! The bound a verdict rests on, in words. A verdict reads the (1 − 2α) interval — each
+//! of its bounds a one-sided (1 − α) bound — while the table's estimate column shows the
+//! 95 % two-sided interval. A reviewer who sees GO beside a 95 % interval crossing the
+//! tolerance concludes the tool is wrong, so every report shows the deciding bound too,
+//! labelled as such: "TPS loss at most 31.0 % (95 % one-sided bound)".
+
+use super::{ReportView, format};
+use crate::stats::compare::Comparison;
+use crate::stats::metric::Metric;
+use crate::stats::verdict::Verdict;
+
+/// The level of the deciding bounds: "95 % one-sided bound", or for a run with
+/// sequential looks "98.52 % one-sided bound, adjusted for 3 looks".
+pub(crate) fn bound_label(view: &ReportView<'_>) -> String {
+    format!(
+        "{} % one-sided bound{}",
+        format::confidence(view.alpha),
+        looks_adjustment(view)
+    )
+}
+
+/// The level of the estimate's interval: "95 % CI", or "98.52 % CI, adjusted for 3 looks".
+pub(crate) fn interval_label(view: &ReportView<'_>) -> String {
+    format!(
+        "{} % CI{}",
+        format::confidence(view.alpha),
+        looks_adjustment(view)
+    )
+}
+
+/// "95 % confidence", or "98.52 % confidence (adjusted for 3 looks)".
+pub(crate) fn confidence_phrase(view: &ReportView<'_>) -> String {
+    let adjustment = looks_adjustment(view);
+    let adjustment = adjustment.trim_start_matches(", ");
+    if adjustment.is_empty() {
+        format!("{} % confidence", format::confidence(view.alpha))
+    } else {
+        format!(
+            "{} % confidence ({adjustment})",
+            format::confidence(view.alpha)
+        )
+    }
+}
+
+/// ", adjusted for N looks" for a run that looked at its data along the way.
+fn looks_adjustment(view: &ReportView<'_>) -> String {
+    match view.results.map_or(0, |r| r.looks.len()) {
+        0 => String::new(),
+        1 => ", adjusted for 1 look".into(),
+        n => format!(", adjusted for {n} looks"),
+    }
+}
+
+/// What the deciding bound says of a judged comparison, with the metric's name:
+/// "TPS loss at most 3.1 %", "p99 latency up at least 12.0 %", "error rate at most
+/// 0.40 %". `None` for a comparison without a tolerance.
+pub(crate) fn phrase(c: &Comparison) -> Option<String> {
+    let text = bound_text(c)?;
+    Some(format!("{} {text}", c.metric.spoken()))
+}
+
+/// The deciding bound and the tolerance, for a table cell: "loss at most 3.1 %
+/// (tolerance 5 %)".
+pub(crate) fn cell(c: &Comparison) -> String {
+    match (bound_text(c), c.tolerance_pct) {
+        (Some(text), Some(tolerance)) => format!("{text} ({})", tolerance_text(c, tolerance)),
+        _ => String::new(),
+    }
+}
+
+/// "tolerance 5 %", or for a rate "limit 1 %", for a cell.
+pub(crate) fn tolerance_text(c: &Comparison, tolerance: f64) -> String {
+    let figure = format::percent_figure(tolerance);
+    if c.metric.is_rate() {
+        format!("limit {figure} %")
+    } else {
+        format!("tolerance {figure} %")
+    }
+}
+
+/// "5 % tolerance", or for a rate "1 % limit", for a sentence.
+pub(crate) fn tolerance_name(c: &Comparison, tolerance: f64) -> String {
+    let figure = format::percent_figure(tolerance);
+    if c.metric.is_rate() {
+        format!("{figure} % limit")
+    } else {
+        format!("{figure} % tolerance")
+    }
+}
+
+/// The bound without the metric's name; `None` without a tolerance.
+fn bound_text(c: &Comparison) -> Option<String> {
+    c.tolerance_pct?;
+    let Some([lo, hi]) = c.verdict_ci_pct else {
+        return Some("has no interval".into());
+    };
+    let verdict = c.verdict.unwrap_or(Verdict::Inconclusive);
+    Some(if c.metric.is_rate() {
+        rate_bound(verdict, lo, hi)
+    } else if c.metric == Metric::Tps {
+        throughput_bound(verdict, lo, hi)
+    } else {
+        rise_bound(verdict, lo, hi)
+    })
+}
+
+/// A throughput bound as a loss, the way a change ticket states it.
+fn throughput_bound(verdict: Verdict, lo: f64, hi: f64) -> String {
+    match verdict {
+        Verdict::Go if lo >= 0.0 => format!("not lower (at least {lo:+.1} %)"),
+        Verdict::Go => format!("loss at most {:.1} %", -lo),
+        Verdict::NoGo => format!("loss at least {:.1} %", -hi),
+        Verdict::Inconclusive => format!("change between {lo:+.1} % and {hi:+.1} %"),
+    }
+}
+
+/// A latency (or other lower-is-better) bound as a rise.
+fn rise_bound(verdict: Verdict, lo: f64, hi: f64) -> String {
+    match verdict {
+        Verdict::Go if hi <= 0.0 => format!("not higher (at most {hi:+.1} %)"),
+        Verdict::Go => format!("up at most {hi:.1} %"),
+        Verdict::NoGo => format!("up at least {lo:.1} %"),
+        Verdict::Inconclusive if lo < -99.0 => format!("change between <-99 % and {hi:+.1} %"),
+        Verdict::Inconclusive => format!("change between {lo:+.1} % and {hi:+.1} %"),
+    }
+}
+
+/// The variant's error rate, in %.
+fn rate_bound(verdict: Verdict, lo: f64, hi: f64) -> String {
+    match verdict {
+        Verdict::Go => format!("at most {:.2} %", hi.max(0.0)),
+        Verdict::NoGo => format!("at least {lo:.2} %"),
+        Verdict::Inconclusive => format!("between {:.2} % and {hi:.2} %", lo.max(0.0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_read_as_losses_rises_and_rates() {
+        assert_eq!(
+            throughput_bound(Verdict::Go, -31.04, 12.2),
+            "loss at most 31.0 %"
+        );
+        assert_eq!(
+            throughput_bound(Verdict::NoGo, -40.0, -12.34),
+            "loss at least 12.3 %"
+        );
+        assert_eq!(
+            throughput_bound(Verdict::Inconclusive, -7.9, 1.2),
+            "change between -7.9 % and +1.2 %"
+        );
+        assert_eq!(rise_bound(Verdict::Go, -3.0, 4.25), "up at most 4.2 %");
+        assert_eq!(rise_bound(Verdict::NoGo, 12.0, 30.0), "up at least 12.0 %");
+        assert_eq!(rate_bound(Verdict::NoGo, 44.2, 45.8), "at least 44.20 %");
+        assert_eq!(rate_bound(Verdict::Go, -0.1, 0.3), "at most 0.30 %");
+    }
+}

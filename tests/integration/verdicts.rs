@@ -1,0 +1,183 @@
+//! What a change board and a CI job read: every tolerance judged or named (the error
+//! rate from a baseline of 0 %, no verdict from rounds without variation), the bound the
+//! verdict reads shown beside it, saved runs gating with the run's exit codes and JUnit
+//! XML, and a closed stdout that ends abtest quietly.
+
+use std::process::Stdio;
+
+use crate::support::{Sandbox, text};
+
+const RUN: &str = "tests/fixtures/audit-point-select.json";
+
+/// Five rounds a side of equal TPS; the variant's error rate is `variant_rate(i)`.
+fn error_csv(sandbox: &Sandbox, name: &str, variant_rate: impl Fn(u32) -> u32) -> String {
+    let mut csv = String::from("side,threads,round,tps,error_rate\n");
+    for i in 1..=5 {
+        let tps = 4990 + i * 3;
+        csv.push_str(&format!("baseline,8,{i},{tps},0\n"));
+        csv.push_str(&format!("variant,8,{i},{tps},{}\n", variant_rate(i)));
+    }
+    sandbox.write(name, &csv).to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_variant_that_fails_half_its_transactions_is_never_go() {
+    let sandbox = Sandbox::new();
+    let csv = error_csv(&sandbox, "errors.csv", |i| 44 + i % 3);
+    for flags in [
+        &["--max-tps-loss", "5%", "--max-error-rate", "1%"][..],
+        &["--max-error-rate", "1%"][..],
+    ] {
+        let output = sandbox.run(&[&["analyze", &csv][..], flags].concat());
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(3), "{flags:?}: {stdout}{stderr}");
+        assert!(
+            stdout
+                .contains("NO-GO: error rate at least 44.40 % at 8 threads, beyond the 1 % limit"),
+            "{stdout}"
+        );
+        assert!(!stdout.contains("verdict is GO"), "{stdout}");
+    }
+    // The same rate in every round has no interval: named, not judged.
+    let flat = error_csv(&sandbox, "flat.csv", |_| 45);
+    let output = sandbox.run(&["analyze", &flat, "--max-error-rate", "1%"]);
+    let (stdout, _) = text(&output);
+    assert_eq!(output.status.code(), Some(4), "{stdout}");
+    assert!(stdout.contains("no variation between rounds"), "{stdout}");
+}
+
+#[test]
+fn rounds_without_variation_give_no_verdict() {
+    let sandbox = Sandbox::new();
+    let csv = sandbox.write(
+        "flat.csv",
+        "side,threads,round,tps\nbaseline,8,1,100\nbaseline,8,2,100\nvariant,8,1,96\nvariant,8,2,96\n",
+    );
+    let output = sandbox.run(&["analyze", csv.to_str().unwrap(), "--max-tps-loss", "5%"]);
+    let (stdout, _) = text(&output);
+    assert_eq!(output.status.code(), Some(4), "{stdout}");
+    assert!(
+        stdout.contains(
+            "no variation between rounds on the baseline and the variant: the interval cannot be estimated"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_bound_that_decides_is_shown_and_labelled() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&["report", RUN, "--max-tps-loss", "45%"]);
+    let (stdout, _) = text(&output);
+    // The 95 % interval [-44.25, -13.01] crosses nothing here; the verdict reads the
+    // one-sided 95 % bound, 41.9 %, and says so.
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("verdict reads (95 % one-sided bound)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("loss at most 41.9 % (tolerance 45 %)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("GO: TPS loss at most 41.9 % at 8 threads, within the 45 % tolerance (95 % one-sided bound)."),
+        "{stdout}"
+    );
+    for format in ["markdown", "jira", "html"] {
+        let output = sandbox.run(&["report", RUN, "--max-tps-loss", "45%", "--format", format]);
+        let (page, _) = text(&output);
+        assert!(page.contains("loss at most 41.9 %"), "{format}: {page}");
+        assert!(page.contains("95 % one-sided bound"), "{format}: {page}");
+    }
+}
+
+#[test]
+fn a_saved_run_gates_ci_like_the_run() {
+    let sandbox = Sandbox::new();
+    let junit = sandbox.path("verdicts.xml");
+    let junit = junit.to_str().unwrap();
+    // The fixture was run with --max-tps-loss 5 %: NO-GO, exit 3, from either command.
+    for command in ["report", "analyze"] {
+        let output = sandbox.run(&[command, RUN, "--junit", junit]);
+        assert_eq!(
+            output.status.code(),
+            Some(3),
+            "{command}: {}",
+            text(&output).1
+        );
+        let xml = std::fs::read_to_string(junit).unwrap();
+        assert!(
+            xml.contains("tests=\"1\" failures=\"1\" skipped=\"0\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(
+                "<testcase classname=\"abtest\" name=\"TPS at 8 threads within the 5 % tolerance\">"
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(
+                "<failure message=\"NO-GO: TPS loss at least 17.4 % (95 % one-sided bound)\""
+            ),
+            "{xml}"
+        );
+    }
+    let render_only = sandbox.run(&["report", RUN, "--no-verdict-exit"]);
+    assert_eq!(render_only.status.code(), Some(0));
+    // INCONCLUSIVE is a skipped test case with its reason; GO a passed one.
+    let output = sandbox.run(&[
+        "analyze",
+        RUN,
+        "--max-tps-loss",
+        "60%",
+        "--max-latency-inflation",
+        "p95=30%,p99.9=50%",
+        "--junit",
+        junit,
+    ]);
+    assert_eq!(output.status.code(), Some(4));
+    let xml = std::fs::read_to_string(junit).unwrap();
+    assert!(
+        xml.contains("tests=\"3\" failures=\"0\" skipped=\"2\""),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(
+            "<testcase classname=\"abtest\" name=\"TPS at 8 threads within the 60 % tolerance\"/>"
+        ),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("<skipped message=\"INCONCLUSIVE: latency p99.9 (ms): not in the data\"/>"),
+        "{xml}"
+    );
+    // The JUnit file may not replace the saved run.
+    let output = sandbox.run(&["report", RUN, "--junit", RUN]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output).1);
+    assert!(text(&output).1.contains("is the input file"));
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let sandbox = Sandbox::new();
+    for args in [
+        &["report", RUN][..],
+        &["analyze", RUN, "--format", "markdown"][..],
+        &["plan-rounds", "--cv", "5%", "--effect", "2%"][..],
+    ] {
+        let mut child = sandbox
+            .abtest()
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert_ne!(output.status.code(), Some(101), "{args:?}: {stderr}");
+    }
+}
