@@ -97,6 +97,8 @@ pub(crate) fn rounds_chart(
 ) -> anyhow::Result<String> {
     let rounds = completed(results, threads);
     let (low, high) = bounds(rounds.iter().map(|r| r.tps));
+    // Headroom above the points for the legend, so it never covers a round.
+    let high = high + 0.3 * (high - low);
     let first = rounds.first().map_or(0, |r| r.position) as f64;
     let last = rounds.last().map_or(1, |r| r.position) as f64;
     let caption = format!("TPS per round in run order, {threads} threads");
@@ -303,24 +305,37 @@ pub(crate) fn sweep_chart(
     )
 }
 
-/// The % change of every confirmatory metric with its interval, one row per metric and
-/// thread level, and each tolerance drawn as a red line at its boundary: what the
-/// verdict reads, at a glance.
+/// The % change of every confirmatory metric, TPS first (the top rows), one row per
+/// metric and thread level. A metric with a tolerance shows the interval its verdict
+/// reads — the (1 − 2α) interval, whose bounds are the one-sided bounds of the table —
+/// with the tolerance as a red line and the worse side of it shaded; the others their
+/// 95 % interval. The axis is chosen from the tolerances and the TPS and deciding
+/// intervals, so one wild p99 bound cannot squeeze the decision into a pixel: an interval
+/// beyond the axis is drawn to its edge with an arrow and its value.
 pub(crate) fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Result<String> {
-    let rows: Vec<&Comparison> = comparisons
+    let mut rows: Vec<&Comparison> = comparisons
         .iter()
         .filter(|c| c.family == Family::Confirmatory)
         .collect();
+    rows.sort_by_key(|c| c.metric != Metric::Tps);
     let extent = change_extent(&rows);
+    let n = rows.len();
+    // Row i is drawn at height n − 1 − i, so the first row (TPS) is on top.
     let labels: Vec<String> = rows
         .iter()
+        .rev()
         .map(|c| format!("{} @{}", c.metric.label(), c.threads))
         .collect();
-    let caption = format!(
-        "Change of variant vs baseline, {} % CI (red: tolerance)",
-        confidence(alpha)
-    );
-    let y = -0.5..rows.len() as f64 - 0.5;
+    let judged = rows.iter().any(|c| c.tolerance_pct.is_some());
+    let caption = if judged {
+        format!(
+            "Change vs baseline: bar = interval the verdict reads ({} % one-sided bounds); red = tolerance",
+            confidence(alpha)
+        )
+    } else {
+        format!("Change of variant vs baseline, {} % CI", confidence(alpha))
+    };
+    let y = -0.5..n as f64 - 0.5;
     let widest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
     let layout = Layout {
         legend: None,
@@ -330,17 +345,20 @@ pub(crate) fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Re
         chart
             .configure_mesh()
             .x_desc("change (%)")
-            .y_labels(rows.len().max(1))
+            .y_labels(n.max(1))
             .y_label_formatter(&|y| labels.get(y.round() as usize).cloned().unwrap_or_default())
             .disable_y_mesh()
             .draw()
             .map_err(failed)?;
-        let zero = [(0.0, -0.5), (0.0, rows.len() as f64 - 0.5)];
+        for (i, c) in rows.iter().enumerate() {
+            draw_worse_side(chart, c, (n - 1 - i) as f64, extent)?;
+        }
+        let zero = [(0.0, -0.5), (0.0, n as f64 - 0.5)];
         chart
             .draw_series(LineSeries::new(zero, BLACK.stroke_width(1)))
             .map_err(failed)?;
         for (i, c) in rows.iter().enumerate() {
-            draw_change(chart, c, i as f64)?;
+            draw_change(chart, c, (n - 1 - i) as f64, extent)?;
         }
         Ok(())
     })
@@ -353,26 +371,82 @@ fn tolerance_boundary(c: &Comparison) -> Option<f64> {
         .map(|t| if c.metric == Metric::Tps { -t } else { t })
 }
 
-/// Half the width of the change axis: every interval, point and tolerance fits.
-fn change_extent(rows: &[&Comparison]) -> f64 {
-    rows.iter()
-        .flat_map(|c| {
-            let [lo, hi] = c.ci_pct.unwrap_or([c.change_pct, c.change_pct]);
-            [
-                lo.abs(),
-                hi.abs(),
-                c.change_pct.abs(),
-                tolerance_boundary(c).unwrap_or(0.0).abs(),
-            ]
-        })
-        .filter(|v| v.is_finite())
-        .fold(1.0_f64, f64::max)
-        * 1.1
+/// The interval a row draws: the one its verdict reads when it has a tolerance, else
+/// its 95 % interval.
+fn drawn_interval(c: &Comparison) -> Option<[f64; 2]> {
+    if c.tolerance_pct.is_some() {
+        c.verdict_ci_pct
+    } else {
+        c.ci_pct
+    }
 }
 
-/// One row of the change chart at height `y`: the tolerance, the interval, the point.
-fn draw_change(chart: &mut Chart<'_, '_>, c: &Comparison, y: f64) -> anyhow::Result<()> {
-    if let Some(t) = tolerance_boundary(c) {
+/// Half the width of the change axis: the TPS intervals and every tolerance fit, with
+/// room; other intervals fit when they are not more than three times as wide, and are
+/// clipped beyond that (a p99 bound of +16 000 % must not squeeze the TPS row).
+fn change_extent(rows: &[&Comparison]) -> f64 {
+    let deciding = rows
+        .iter()
+        .flat_map(|c| {
+            let mut values = vec![tolerance_boundary(c).unwrap_or(0.0)];
+            if c.metric == Metric::Tps {
+                values.extend(drawn_interval(c).unwrap_or([c.change_pct; 2]));
+                values.push(c.change_pct);
+            }
+            values
+        })
+        .filter(|v| v.is_finite())
+        .fold(5.0_f64, |m, v| m.max(v.abs().min(100.0)));
+    let others = rows
+        .iter()
+        .flat_map(|c| drawn_interval(c).unwrap_or([c.change_pct; 2]))
+        .filter(|v| v.is_finite())
+        .fold(0.0_f64, |m, v| m.max(v.abs()));
+    others.min(3.0 * deciding).max(deciding) * 1.15
+}
+
+/// Shades the side of a row's tolerance that is worse, labelled "worse".
+fn draw_worse_side(
+    chart: &mut Chart<'_, '_>,
+    c: &Comparison,
+    y: f64,
+    extent: f64,
+) -> anyhow::Result<()> {
+    let Some(t) = tolerance_boundary(c) else {
+        return Ok(());
+    };
+    let t = t.clamp(-extent, extent);
+    let (from, to, label, anchor) = if c.metric == Metric::Tps {
+        (-extent, t, "\u{2190} worse", -extent * 0.97)
+    } else {
+        (t, extent, "worse \u{2192}", extent * 0.8)
+    };
+    let red = RGBColor(214, 39, 40);
+    chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [(from, y - 0.45), (to, y + 0.45)],
+            red.mix(0.08).filled(),
+        )))
+        .map_err(failed)?;
+    chart
+        .draw_series(std::iter::once(Text::new(
+            label,
+            (anchor, y + 0.42),
+            ("sans-serif", 12).into_font().color(&red),
+        )))
+        .map_err(failed)?;
+    Ok(())
+}
+
+/// One row of the change chart at height `y`: the tolerance, the interval (clipped at
+/// the axis with an arrow and its value), the point.
+fn draw_change(
+    chart: &mut Chart<'_, '_>,
+    c: &Comparison,
+    y: f64,
+    extent: f64,
+) -> anyhow::Result<()> {
+    if let Some(t) = tolerance_boundary(c).filter(|t| t.abs() <= extent) {
         chart
             .draw_series(LineSeries::new(
                 [(t, y - 0.4), (t, y + 0.4)],
@@ -380,24 +454,60 @@ fn draw_change(chart: &mut Chart<'_, '_>, c: &Comparison, y: f64) -> anyhow::Res
             ))
             .map_err(failed)?;
     }
-    if let Some([lo, hi]) = c.ci_pct {
+    let edge = extent * 0.98;
+    if let Some([lo, hi]) = drawn_interval(c) {
+        let point = c.change_pct.clamp(-edge, edge);
         chart
             .draw_series(std::iter::once(ErrorBar::new_horizontal(
                 y,
-                lo,
-                c.change_pct,
-                hi,
+                lo.clamp(-edge, edge),
+                point,
+                hi.clamp(-edge, edge),
                 VARIANT.filled(),
                 10,
             )))
             .map_err(failed)?;
+        if lo > edge {
+            clipped_mark(chart, format!("{lo:+.0}…{hi:+.0} %"), edge, y)?;
+        } else if hi < -edge {
+            clipped_mark(chart, format!("{lo:+.0}…{hi:+.0} %"), -edge, y)?;
+        } else {
+            if hi > edge {
+                clipped_mark(chart, format!("{hi:+.0} %"), edge, y)?;
+            }
+            if lo < -edge {
+                let text = format!("{} %", super::format::lower_bound(lo));
+                clipped_mark(chart, text, -edge, y)?;
+            }
+        }
     }
+    if c.change_pct.abs() <= edge {
+        chart
+            .draw_series(std::iter::once(Circle::new(
+                (c.change_pct, y),
+                5,
+                VARIANT.filled(),
+            )))
+            .map_err(failed)?;
+    }
+    Ok(())
+}
+
+/// An arrow at the axis edge `at` for an interval beyond it, with the bounds' `text`.
+fn clipped_mark(chart: &mut Chart<'_, '_>, text: String, at: f64, y: f64) -> anyhow::Result<()> {
+    let arrow = if at > 0.0 { "\u{25B6}" } else { "\u{25C0}" };
+    let font = ("sans-serif", 12).into_font().color(&BLACK);
+    let width = at.abs() / 0.98;
+    let text_at = if at > 0.0 {
+        at - 0.3 * width
+    } else {
+        at + 0.04 * width
+    };
     chart
-        .draw_series(std::iter::once(Circle::new(
-            (c.change_pct, y),
-            5,
-            VARIANT.filled(),
-        )))
+        .draw_series([
+            Text::new(arrow.to_string(), (at - 0.02 * at, y + 0.08), font.clone()),
+            Text::new(text, (text_at, y - 0.12), font),
+        ])
         .map_err(failed)?;
     Ok(())
 }

@@ -152,3 +152,91 @@ fn html_report_renders_in_chromium() {
         "the screenshot is blank ({share:.4} of pixels drawn)"
     );
 }
+
+/// Pixels of a screenshot whose colour `matches`: (x, y) of each.
+fn pixels_where(png_path: &std::path::Path, matches: impl Fn(&[u8]) -> bool) -> Vec<(u32, u32)> {
+    let file = std::io::BufReader::new(std::fs::File::open(png_path).unwrap());
+    let mut reader = png::Decoder::new(file).read_info().unwrap();
+    let mut buffer = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buffer).unwrap();
+    let samples = info.color_type.samples();
+    let mut found = Vec::new();
+    for (i, pixel) in buffer[..info.buffer_size()].chunks(samples).enumerate() {
+        if matches(pixel) {
+            found.push((i as u32 % info.width, i as u32 / info.width));
+        }
+    }
+    found
+}
+
+#[test]
+fn the_change_chart_keeps_the_decision_visible() {
+    // A p99 whose interval reaches thousands of % beside a TPS loss of about 9 %: the
+    // axis follows TPS and the tolerances, the p99 interval is clipped with its value.
+    let sandbox = Sandbox::new();
+    let mut csv = String::from("side,threads,round,tps,latency_p99_ms\n");
+    let baseline = [
+        (5010, 1.0),
+        (4950, 1.5),
+        (5080, 0.6),
+        (4990, 1.2),
+        (5020, 0.8),
+    ];
+    let variant = [(4540, 10), (4380, 30), (4700, 5), (4450, 60), (4650, 20)];
+    for (i, ((bt, bl), (vt, vl))) in baseline.iter().zip(variant).enumerate() {
+        csv.push_str(&format!(
+            "baseline,8,{},{bt},{bl}\nvariant,8,{},{vt},{vl}\n",
+            i + 1,
+            i + 1
+        ));
+    }
+    let csv = sandbox.write("wild.csv", &csv);
+    let output = sandbox.run(&[
+        "analyze",
+        csv.to_str().unwrap(),
+        "--max-tps-loss",
+        "5%",
+        "--max-latency-inflation",
+        "10%",
+        "--format",
+        "html",
+    ]);
+    let html = sandbox.write("wild.html", &text(&output).0);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("worse"), "the worse side is labelled");
+    assert!(
+        page.contains("…+"),
+        "the clipped p99 interval keeps its value"
+    );
+    let shot = sandbox.path("wild.png");
+    headless(
+        &sandbox,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1000,600",
+            &format!("file://{}", html.display()),
+        ],
+    );
+    // The variant's orange: the top row is TPS (its interval bar and point).
+    let orange = pixels_where(&shot, |p| {
+        p[0] > 200 && (100..=215).contains(&p[1]) && p[2] < 150
+    });
+    let top = orange
+        .iter()
+        .map(|p| p.1)
+        .min()
+        .expect("the chart is drawn");
+    let tps_row: Vec<u32> = orange
+        .iter()
+        .filter(|p| p.1 <= top + 12)
+        .map(|p| p.0)
+        .collect();
+    let width = tps_row.iter().max().unwrap() - tps_row.iter().min().unwrap();
+    assert!(width >= 30, "the TPS row is {width} px wide");
+    // The tolerance lines (pure red) are inside the plot: one crosses the TPS row.
+    let red = pixels_where(&shot, |p| p[0] > 200 && p[1] < 40 && p[2] < 40);
+    assert!(
+        red.iter().any(|p| p.1.abs_diff(top + 6) <= 6),
+        "a tolerance line crosses the TPS row"
+    );
+}
