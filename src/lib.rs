@@ -52,11 +52,13 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::SUCCESS
-            };
+            if !e.use_stderr() {
+                return exit::SUCCESS;
+            }
+            if let Some(hints) = sysbench::habits::hints(&args) {
+                eprintln!("\n{hints}");
+            }
+            return exit::USAGE;
         }
     };
     let outcome = match &cli.command {

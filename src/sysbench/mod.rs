@@ -2,5 +2,6 @@
 //! options, and importing sysbench result logs as per-round values for `abtest analyze`.
 //! Users arrive with years of sysbench habits and logs; both should carry over.
 
+pub(crate) mod habits;
 pub(crate) mod log;
 pub(crate) mod translate;

@@ -743,3 +743,35 @@ fn a_swap_that_would_leave_client_settings_behind_is_refused() {
     let output = run(&variant);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
 }
+
+#[test]
+fn sysbench_habits_get_the_abtest_way() {
+    let sandbox = Sandbox::new();
+    for (args, needle) in [
+        (
+            &[
+                "--baseline",
+                "a.toml",
+                "--variant",
+                "b.toml",
+                "--time",
+                "60",
+            ][..],
+            "--max-time",
+        ),
+        (&["--mysql-host=db1"][..], "[connection] host"),
+        (&["--events", "1000"][..], "not a count of events"),
+        (&["--report-interval", "1"][..], "every round"),
+        (&["prepare"][..], "prepares the sbtest data itself"),
+        (&["cleanup"][..], "abtest cleanup --profile"),
+    ] {
+        let output = sandbox.run(args);
+        let (_, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("abtest from-sysbench"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
