@@ -123,7 +123,7 @@ fn answer(conn: &mut Conn, sample: &ReadSample) -> Answer {
                 rows: 0,
                 checksum: 0,
                 warnings: 0,
-                error: Some(format!("[{}] {e}", crate::db::error_code(&e))),
+                error: Some(crate::db::errors::describe(&e)),
                 first_row: None,
             };
         }

@@ -76,7 +76,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("abtest: error: {e:#}");
+            eprintln!("abtest: error: {}", db::errors::chain_message(&e));
             exit::code_for(&e)
         }
     }

@@ -51,9 +51,16 @@ impl Target {
             Some(database),
             &plan.client,
         );
-        let mut conn = client
-            .connect()
-            .with_context(|| format!("{side}: cannot connect to {user}@{endpoint}/{database}"))?;
+        let mut conn = client.connect().map_err(|e| {
+            let fix = crate::db::errors::connect_fix(&e)
+                .map(|fix| format!(" — {fix}"))
+                .unwrap_or_default();
+            anyhow::anyhow!(
+                "{side} ({}): cannot connect to {user}@{endpoint}/{database}: {}{fix}",
+                plan.profile.display(),
+                crate::db::errors::describe(&e)
+            )
+        })?;
         check_connection_limits(&mut conn, plan, max_threads)?;
         Ok(Target {
             side,

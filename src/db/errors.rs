@@ -76,6 +76,70 @@ pub(crate) fn recovery(code: u16, policy: &IgnoreErrors) -> Recovery {
     }
 }
 
+/// A client error as a DBA reads it. The `mysql` crate's `Display` wraps its errors in
+/// their Rust names (`MySqlError { ERROR 1045 … }`, `DriverError { … }`); this gives the
+/// server's code and message, or the client's own words, and nothing else.
+pub(crate) fn describe(error: &mysql::Error) -> String {
+    let text = match error {
+        mysql::Error::MySqlError(e) => {
+            return format!("ERROR {} ({}): {}", e.code, e.state, e.message);
+        }
+        mysql::Error::DriverError(e) => e.to_string(),
+        mysql::Error::IoError(e) => format!("I/O error: {e}"),
+        mysql::Error::CodecError(e) => format!("the connection broke: {e}"),
+        mysql::Error::UrlError(e) => e.to_string(),
+        mysql::Error::TlsError(e) => format!("TLS: {e}"),
+        other => other.to_string(),
+    };
+    match super::error_code(error) {
+        2000 => text,
+        code => format!("[{code}] {text}"),
+    }
+}
+
+/// What to check when a connection to a profile's server failed with `error`, naming the
+/// profile setting; `None` when there is nothing more specific than the message.
+pub(crate) fn connect_fix(error: &mysql::Error) -> Option<&'static str> {
+    Some(match super::error_code(error) {
+        1045 => {
+            "check `user` and the password (`password_file`, `password_env` or `password`) in \
+             the profile's [connection]"
+        }
+        1044 | 1049 => {
+            "check `database` in the profile's [connection]: it must exist and the user needs \
+             rights on it"
+        }
+        1130 => "the server refuses this user from the client's host: GRANT it for that host",
+        1251 | 2059 => {
+            "the server asks for an authentication plugin the client cannot use; for MySQL 8 \
+             use caching_sha2_password or mysql_native_password"
+        }
+        2002 | 2003 => {
+            "check `host` and `port` (or `socket`) in the profile's [connection], and that the \
+             server is running"
+        }
+        2026 => "check `tls` and `tls_ca` in the profile's [connection]",
+        _ if matches!(error, mysql::Error::TlsError(_)) => {
+            "check `tls` and `tls_ca` in the profile's [connection]"
+        }
+        _ => return None,
+    })
+}
+
+/// The message of an error chain as anyhow's `{:#}` gives it, causes joined by ": ",
+/// with every `mysql` error in it told by [`describe`]: errors that reach the top
+/// through `?` carry the crate's own wording otherwise.
+pub(crate) fn chain_message(error: &anyhow::Error) -> String {
+    error
+        .chain()
+        .map(|cause| match cause.downcast_ref::<mysql::Error>() {
+            Some(e) => describe(e),
+            None => cause.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -251,9 +251,10 @@ fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
                     info.facts = Some(found);
                 }
             }
-            Err(e) => results
-                .warnings
-                .push(format!("{}: could not read server facts: {e}", target.side)),
+            Err(e) => results.warnings.push(format!(
+                "{}: could not read server facts: {e:#}",
+                target.side
+            )),
         }
     }
     let facts_of = |side: Side| results.sides.get(&side).and_then(|s| s.facts.clone());
@@ -410,7 +411,7 @@ fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) 
         Err(_) => RunStatus::Failed,
     };
     if let Err(e) = outcome {
-        results.error = Some(format!("{e:#}"));
+        results.error = Some(crate::db::errors::chain_message(e));
     }
     // A segment's rounds hold only its share of the load: the verdict is the merge's.
     if !plan.segment.as_ref().is_some_and(|s| s.is_split()) {

@@ -39,7 +39,8 @@ pub(crate) fn teardown(connect: &ConnectSpec, side: Side, statements: &[String])
         Ok(conn) => conn,
         Err(e) => {
             return vec![format!(
-                "{side}: cannot connect to run the teardown hooks: {e}"
+                "{side}: cannot connect to run the teardown hooks: {}",
+                crate::db::errors::describe(&e)
             )];
         }
     };
@@ -59,7 +60,7 @@ fn hook_failure(side: Side, point: &str, sql: &str, error: &mysql::Error) -> Str
     format!(
         "{side}: {point} hook `{}` failed: {}",
         redact_sql(sql),
-        redact_sql_values(&error.to_string(), sql)
+        redact_sql_values(&crate::db::errors::describe(error), sql)
     )
 }
 
@@ -133,7 +134,8 @@ pub(crate) fn restore(connect: &ConnectSpec, side: Side, snapshot: &GlobalSnapsh
         Ok(conn) => conn,
         Err(e) => {
             return vec![format!(
-                "{side}: cannot connect to restore global variables: {e}"
+                "{side}: cannot connect to restore global variables: {}",
+                crate::db::errors::describe(&e)
             )];
         }
     };
@@ -158,7 +160,8 @@ pub(crate) fn restore(connect: &ConnectSpec, side: Side, snapshot: &GlobalSnapsh
                 "{side}: restored {name} from {now} to {original}, as it was before the hooks ran"
             )),
             Err(e) => messages.push(format!(
-                "{side}: could not restore {name} to {original}: {e}"
+                "{side}: could not restore {name} to {original}: {}",
+                crate::db::errors::describe(&e)
             )),
         }
     }

@@ -141,7 +141,10 @@ pub(crate) fn run(
             Some(session)
         }
         Err(e) => {
-            stats.failure = Some(format!("connect failed: [{}] {e}", error_code(&e)));
+            stats.failure = Some(format!(
+                "connect failed: {}",
+                crate::db::errors::describe(&e)
+            ));
             control.arrive_and_wait(false);
             return (stats, None);
         }
@@ -189,11 +192,11 @@ pub(crate) fn run(
                         }
                     }
                     Recovery::Reconnect => {
-                        lost = Some(format!("[{code}] {e}"));
+                        lost = Some(crate::db::errors::describe(&e));
                         session = None;
                     }
                     Recovery::Fail => {
-                        stats.failure = Some(format!("[{code}] {e}"));
+                        stats.failure = Some(crate::db::errors::describe(&e));
                         control.fatal.store(true, Ordering::SeqCst);
                         break;
                     }
@@ -242,7 +245,10 @@ fn reconnect(
             if control.measuring() {
                 *stats.errors.entry(code).or_default() += 1;
             }
-            *lost = Some(format!("reconnect failed: [{code}] {e}"));
+            *lost = Some(format!(
+                "reconnect failed: {}",
+                crate::db::errors::describe(&e)
+            ));
             let resume = Instant::now() + RECONNECT_PAUSE;
             while control.running() && Instant::now() < resume {
                 std::thread::sleep(Duration::from_millis(10));
@@ -255,10 +261,12 @@ fn reconnect(
 /// Rolls back after an ignored error, so the next event starts clean.
 fn roll_back(session: &mut Session, code: u16) -> Result<(), String> {
     if session.workload.uses_transactions() {
-        session
-            .conn
-            .query_drop("ROLLBACK")
-            .map_err(|e| format!("ROLLBACK after error {code} failed: {e}"))?;
+        session.conn.query_drop("ROLLBACK").map_err(|e| {
+            format!(
+                "ROLLBACK after error {code} failed: {}",
+                crate::db::errors::describe(&e)
+            )
+        })?;
     }
     Ok(())
 }

@@ -775,3 +775,43 @@ fn sysbench_habits_get_the_abtest_way() {
         );
     }
 }
+
+#[test]
+fn a_server_that_refuses_the_connection_is_named_with_the_fix() {
+    let sandbox = Sandbox::new();
+    // A port nobody listens on: bind one, note it, let it go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let profile = sandbox.write(
+        "gone.toml",
+        &format!(
+            "[connection]\nhost = \"127.0.0.1\"\nport = {port}\nuser = \"sb\"\npassword_env = \"ABTEST_NO_SUCH_SECRET\"\ndatabase = \"sbtest\"\n"
+        ),
+    );
+    let profile = profile.to_str().unwrap();
+    let output = sandbox
+        .abtest()
+        .args(["--baseline", profile, "--variant", profile, "--rounds", "2"])
+        .env("ABTEST_NO_SUCH_SECRET", "x")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "({profile}): cannot connect to sb@127.0.0.1:{port}/sbtest"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("check `host` and `port` (or `socket`) in the profile's [connection]"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("DriverError {") && !stderr.contains("MySqlError {"),
+        "{stderr}"
+    );
+}

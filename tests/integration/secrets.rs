@@ -86,7 +86,18 @@ fn passwords_never_reach_any_output() {
     let (stdout, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("baseline: cannot connect") && stderr.contains("Access denied"),
+        stderr.contains(&format!(
+            "baseline ({}): cannot connect",
+            from_env.display()
+        )) && stderr.contains("ERROR 1045 (28000): Access denied"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("check `user` and the password (`password_file`, `password_env`"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("MySqlError {") && !stderr.contains("DriverError {"),
         "{stderr}"
     );
     assert!(!stdout.contains(PASSWORD) && !stderr.contains(PASSWORD));
