@@ -1,5 +1,6 @@
 //! sysbench habits on abtest's command line. A DBA's fingers type `--time 60`,
-//! `--mysql-host` or `sysbench … run`; clap can only say "unexpected argument". This
+//! `--mysql-host` or `sysbench … run` (`--threads` and `--report-interval` are abtest's
+//! options too); clap can only say "unexpected argument". This
 //! module reads the refused command line and says what abtest does instead, with the
 //! way to translate a whole sysbench command: `abtest from-sysbench '…'`.
 
@@ -15,11 +16,6 @@ const OPTIONS: &[(&str, &str)] = &[
     (
         "--events",
         "abtest measures rounds of fixed time, not a count of events: --round-time and --rounds",
-    ),
-    (
-        "--report-interval",
-        "abtest reports every round (its interval is --round-time); the per-round values are \
-         in --csv and --json",
     ),
     (
         "--mysql-",

@@ -20,6 +20,8 @@ pub(crate) struct Translation {
     pub(crate) unmapped: Vec<(String, String)>,
     /// Remarks about how the meaning changes.
     pub(crate) notes: Vec<String>,
+    /// sysbench's run time and the rounds and round time it became, for the time note.
+    timed: Option<(u64, u64, u64)>,
 }
 
 /// Options whose abtest name is the sysbench 1.0 name (0.4 adds an `oltp-` prefix).
@@ -115,6 +117,12 @@ pub(crate) fn translate(command_line: &str) -> Result<Translation, String> {
     out.options.push(("workload".into(), workload));
     for (name, value) in &options {
         translate_option(name, value, &mut out);
+    }
+    if let Some((seconds, rounds, round)) = out.timed {
+        let warmup = options
+            .get("warmup-time")
+            .and_then(|w| w.parse::<u64>().ok());
+        out.notes.push(time_note(seconds, rounds, round, warmup));
     }
     for (option, value) in SYSBENCH_DEFAULTS {
         if !out.options.iter().any(|(name, _)| name == option) && !out.mentions(option) {
@@ -323,16 +331,17 @@ fn translate_option(name: &str, value: &str, out: &mut Translation) {
         "num-threads" | "threads" => push(out, "threads", value.into()),
         "max-time" | "time" => {
             let seconds = value.parse::<u64>().ok().filter(|s| *s > 0);
-            let round = seconds.map_or(60, |s| (s / ROUNDS).max(10));
+            let (rounds, round) = seconds.map_or((ROUNDS, 60), rounds_for);
+            push(out, "rounds", rounds.to_string());
             push(out, "round-time", format!("{round}s"));
             if let Some(seconds) = seconds.filter(|_| !unresolved) {
-                out.notes.push(format!(
-                    "--round-time {round}s: sysbench ran once for {seconds}s; abtest runs {ROUNDS} rounds \
-                     per side (--rounds), so {round}s rounds measure each side for {}s in all",
-                    round * ROUNDS
-                ));
+                out.timed = Some((seconds, rounds, round));
             }
         }
+        "oltp-dist-type" => push(out, "rand-type", value.into()),
+        "oltp-dist-pct" => push(out, "rand-spec-pct", value.into()),
+        "oltp-dist-res" => push(out, "rand-spec-res", value.into()),
+        "oltp-dist-iter" => push(out, "rand-spec-iter", value.into()),
         "mysql-table-engine" | "mysql-storage-engine" => {
             push(out, "mysql-storage-engine", value.into())
         }
@@ -368,8 +377,53 @@ fn translate_option(name: &str, value: &str, out: &mut Translation) {
     }
 }
 
-/// abtest's default number of rounds per side, which the time hint divides by.
+/// Rounds per side a sysbench run's time is divided into.
 const ROUNDS: u64 = 10;
+
+/// Rounds per side and seconds per round that measure each side for `seconds` in all, as
+/// the sysbench run measured its one configuration: 10 rounds of at least 5 s, fewer
+/// rounds of 5 s for a shorter run.
+fn rounds_for(seconds: u64) -> (u64, u64) {
+    if seconds >= 5 * ROUNDS {
+        (ROUNDS, seconds / ROUNDS)
+    } else {
+        ((seconds / 5).max(2), 5)
+    }
+}
+
+/// The note on a translated run time: what each side measures, and what the whole run
+/// takes, the figure `--dry-run` gives.
+fn time_note(seconds: u64, rounds: u64, round: u64, warmup: Option<u64>) -> String {
+    let per_side = rounds * round;
+    let schedule = crate::schedule::Schedule {
+        levels: vec![1],
+        rounds: rounds as u32,
+        round_time: std::time::Duration::from_secs(round),
+        warmup: std::time::Duration::from_secs(warmup.unwrap_or(DEFAULT_WARMUP_S)),
+        rewarm: Some(std::time::Duration::from_secs(DEFAULT_REWARM_S)),
+        pause: std::time::Duration::ZERO,
+        order: crate::schedule::RoundOrder::Abba,
+        level_order: crate::schedule::LevelOrder::Asc,
+        instances: 1,
+        swap: false,
+    };
+    let total = humantime::format_duration(schedule.estimated_time());
+    let exact = if per_side == seconds {
+        String::new()
+    } else {
+        format!(" (sysbench's {seconds} s rounded to whole rounds)")
+    };
+    format!(
+        "--rounds {rounds} --round-time {round}s: sysbench measured one configuration once for \
+         {seconds} s; abtest measures each side for {per_side} s{exact}, in {rounds} rounds of \
+         {round} s taking turns, so the rounds of both sides take {total} with their warm-ups \
+         (the estimate --dry-run gives)"
+    )
+}
+
+/// abtest's default warm-up and re-warm (`--warmup`, `--rewarm`), for the time note.
+const DEFAULT_WARMUP_S: u64 = 5;
+const DEFAULT_REWARM_S: u64 = 1;
 
 fn quote(value: &str) -> String {
     format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
@@ -471,7 +525,7 @@ mod tests {
         let t = translate(prepare).unwrap();
         assert_eq!(
             options(&t),
-            "--workload oltp_read_write --table-size 25000 --tables 250 --round-time 60s --threads 1 --rand-type special"
+            "--workload oltp_read_write --table-size 25000 --tables 250 --rounds 10 --round-time 60s --threads 1 --rand-type special"
         );
         assert!(!t.render().contains("123456"));
         let run = "sysbench --db-driver=mysql  --mysql-host=172.16.1.10 --mysql-port=3306 --mysql-user=root \
@@ -518,7 +572,7 @@ mod tests {
         let t = translate(run).unwrap();
         assert_eq!(
             options(&t),
-            "--workload oltp_read_write --round-time 30s --mysql-storage-engine innodb --threads 64 --table-size 25000000 --tables 1 --rand-type special"
+            "--workload oltp_read_write --rounds 10 --round-time 30s --mysql-storage-engine innodb --threads 64 --table-size 25000000 --tables 1 --rand-type special"
         );
         assert!(
             t.unmapped

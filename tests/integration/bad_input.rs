@@ -761,7 +761,6 @@ fn sysbench_habits_get_the_abtest_way() {
         ),
         (&["--mysql-host=db1"][..], "[connection] host"),
         (&["--events", "1000"][..], "not a count of events"),
-        (&["--report-interval", "1"][..], "every round"),
         (&["prepare"][..], "prepares the sbtest data itself"),
         (&["cleanup"][..], "abtest cleanup --profile"),
     ] {

@@ -158,8 +158,8 @@ fn every_translation_pastes_back_into_abtest() {
     let output = sandbox.run(&["from-sysbench", SYSBENCH_LINES[1]]);
     let stdout = text(&output).0;
     assert!(
-        stdout.contains("--round-time 12s")
-            && stdout.contains("--round-time 12s: sysbench ran once for 120s"),
+        stdout.contains("--rounds 10 --round-time 12s")
+            && stdout.contains("--rounds 10 --round-time 12s: sysbench measured one configuration once for 120 s"),
         "{stdout}"
     );
 }
@@ -242,4 +242,65 @@ fn import_places_threads_exactly_and_reads_every_report() {
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("baseline: 2 run(s) read"), "{stderr}");
+}
+
+/// The seeds' command lines (and short and warmed-up ones): what `from-sysbench` says the
+/// run takes is what the dry run of the options it emits estimates.
+#[test]
+fn translated_run_times_are_what_the_dry_run_estimates() {
+    let sandbox = Sandbox::new();
+    for sysbench in [
+        // seed 002, the measured run
+        "sysbench --db-driver=mysql --mysql-host=172.16.1.10 --mysql-port=3306 --mysql-user=root \
+         --mysql-password=123456 --mysql-db=sbtest --table_size=25000 --tables=250 --events=0 \
+         --time=120 --threads=8 --percentile=95 oltp_read_write run",
+        // seed 003
+        "sysbench --test=oltp --mysql-table-engine=innodb --oltp-table-size=25000000 --max-time=300 \
+         --num-threads=64 run",
+        // seed 004
+        "sysbench --test=oltp --mysql-table-engine=innodb --oltp-table-size=10000000 \
+         --max-requests=0 --max-time=900 --num-threads=512 run",
+        "sysbench oltp_read_write --threads=8 --time=60 run",
+        "sysbench oltp_point_select --time=20 run",
+        "sysbench oltp_point_select --time=100 --warmup-time=10 run",
+    ] {
+        let output = sandbox.run(&["from-sysbench", sysbench]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{sysbench}: {stderr}");
+        let options: Vec<&str> = stdout.lines().nth(1).unwrap().split(' ').collect();
+        assert!(options.contains(&"--rounds"), "{stdout}");
+        let said = stdout
+            .split("so the rounds of both sides take ")
+            .nth(1)
+            .and_then(|rest| rest.split(" with their warm-ups").next())
+            .unwrap_or_else(|| panic!("no time note: {stdout}"));
+        let mut args = vec![
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb.toml",
+            "--dry-run",
+        ];
+        args.extend(&options);
+        let dry = sandbox.run(&args);
+        let (plan, stderr) = text(&dry);
+        assert_eq!(dry.status.code(), Some(0), "{sysbench}: {stderr}");
+        assert!(
+            plan.contains(&format!("estimate  {said} for ")),
+            "{sysbench}: the note says {said}; the dry run:\n{plan}"
+        );
+    }
+}
+
+#[test]
+fn the_0_4_distribution_becomes_the_rand_type() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&[
+        "from-sysbench",
+        "sysbench --test=oltp --oltp-dist-type=uniform --max-time=60 run",
+    ]);
+    let (stdout, _) = text(&output);
+    assert!(stdout.contains("--rand-type uniform"), "{stdout}");
+    assert!(!stdout.contains("--rand-type special"), "{stdout}");
+    assert!(!stdout.contains("no abtest equivalent"), "{stdout}");
 }
