@@ -15,7 +15,7 @@ use crate::roundcsv;
 use crate::schedule::INSTANCE_SWITCH_ESTIMATE;
 use crate::stats::compare::{Sample, Unit};
 use crate::stats::metric::Metric;
-use crate::stats::power::{Test, minimum_detectable_effect, rounds_needed};
+use crate::stats::power::{self, Test, minimum_detectable_effect, rounds_needed};
 use crate::stats::summary::Summary;
 
 /// What the plan counts and where its CV came from: rounds, or (from a pilot on server
@@ -24,6 +24,8 @@ struct Basis {
     cv: f64,
     unit: Unit,
     rounds_per_value: u32,
+    /// Degrees of freedom of a pilot's CV (values of both sides less 2); none for --cv.
+    df: Option<f64>,
 }
 
 /// Prints the rounds (or instances) per side needed, their wall-clock time, and what
@@ -42,6 +44,7 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
             cv,
             unit: Unit::Round,
             rounds_per_value: 1,
+            df: None,
         },
         (None, None) => return Err(UsageError::err("give --cv 3% or --pilot FILE")),
     };
@@ -62,6 +65,9 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
         100.0 * args.effect,
         width = unit.len() + "s per side:".len()
     ));
+    if let Some(df) = basis.df {
+        pilot_uncertainty(args, &basis, df, verdict);
+    }
     let of_rounds = match basis.unit {
         Unit::Round => String::new(),
         Unit::Instance => format!(" of {} rounds each", basis.rounds_per_value),
@@ -82,6 +88,34 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
         crate::report::stdout::line(&format!("  {n:>3} {unit}s: {:.2} %", 100.0 * mde));
     }
     Ok(exit::SUCCESS)
+}
+
+/// What the pilot's own noise does to the plan: the rounds for the CV's 80 % upper
+/// confidence bound, and the power the point-estimate plan keeps on average.
+fn pilot_uncertainty(args: &PlanRoundsArgs, basis: &Basis, df: f64, planned: u32) {
+    let unit = basis.unit.noun();
+    let (alpha, power) = (args.alpha, args.power);
+    let upper = power::cv_upper_bound(basis.cv, df, 0.8);
+    let cautious = rounds_needed(upper, args.effect, alpha, power, Test::Verdict).unwrap_or(2);
+    crate::report::stdout::line(&format!(
+        "{unit}s per side: {cautious} with the CV's 80 % upper confidence bound, {:.2} % (a \
+         pilot of {} values a side estimates its CV loosely; plan with this to keep the power \
+         whatever the pilot's luck)",
+        100.0 * upper,
+        (df / 2.0 + 1.0).round()
+    ));
+    if let Some(expected) =
+        power::expected_power(basis.cv, df, args.effect, alpha, power, Test::Verdict)
+    {
+        crate::report::stdout::line(&format!(
+            "{:width$} the plan of {planned} from the point estimate keeps {:.0} % power on \
+             average, not {:.0} %",
+            "",
+            100.0 * expected,
+            100.0 * power,
+            width = unit.len() + "s per side:".len()
+        ));
+    }
 }
 
 /// Both sides' rounds at every level, each a warm-up and a measured period, and, for
@@ -148,6 +182,7 @@ fn pilot_basis(path: &Path) -> anyhow::Result<(Basis, String)> {
         cv,
         unit,
         rounds_per_value,
+        df: Some((nb + nv).saturating_sub(2).max(1) as f64),
     };
     Ok((basis, source))
 }

@@ -14,6 +14,31 @@ struct Reference {
     cases: Vec<Case>,
     holm: Vec<HolmCase>,
     nested: Vec<NestedCase>,
+    power: PowerReference,
+}
+
+/// scipy.stats.nct tail probabilities and the rounds per side its power plans.
+#[derive(Deserialize)]
+struct PowerReference {
+    sf: Vec<NctCase>,
+    plans: Vec<PlanCase>,
+}
+
+#[derive(Deserialize)]
+struct NctCase {
+    t: f64,
+    df: f64,
+    nc: f64,
+    sf: f64,
+}
+
+#[derive(Deserialize)]
+struct PlanCase {
+    cv: f64,
+    effect: f64,
+    one_sided: bool,
+    rounds: u32,
+    power_at_2: f64,
 }
 
 /// Rounds grouped by server instance, with statsmodels' REML variance components.
@@ -293,4 +318,40 @@ fn a_baseline_of_zero_gives_no_percent_change() {
     let comparisons = compare(&samples, 0.05);
     assert_eq!(comparisons.len(), 1, "{comparisons:?}");
     assert!(comparisons[0].change_pct.is_finite());
+}
+
+#[test]
+fn t_power_matches_scipy_nct() {
+    use super::power::{Test, noncentral_t_sf, rounds_needed, t_power};
+    let reference = reference().power;
+    for case in &reference.sf {
+        let actual = noncentral_t_sf(case.t, case.df, case.nc);
+        assert!(
+            (actual - case.sf).abs() < 1e-7,
+            "nct.sf({}, {}, {}) = {actual}, scipy {}",
+            case.t,
+            case.df,
+            case.nc,
+            case.sf
+        );
+    }
+    for case in &reference.plans {
+        let test = if case.one_sided {
+            Test::Verdict
+        } else {
+            Test::Significance
+        };
+        let name = format!("cv {} effect {} {test:?}", case.cv, case.effect);
+        assert_eq!(
+            rounds_needed(case.cv, case.effect, 0.05, 0.8, test),
+            Some(case.rounds),
+            "{name}"
+        );
+        let at_2 = t_power(case.cv, 2, case.effect, 0.05, test);
+        assert!(
+            (at_2 - case.power_at_2).abs() < 1e-7,
+            "{name}: {at_2} vs {}",
+            case.power_at_2
+        );
+    }
 }

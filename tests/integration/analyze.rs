@@ -119,18 +119,18 @@ fn plan_rounds_answers_before_a_run() {
     let output = sandbox.run(&["plan-rounds", "--cv", "3%", "--effect", "2%"]);
     let (stdout, _) = text(&output);
     assert_eq!(output.status.code(), Some(0));
-    // One-sided, as the verdict reads: 2·((z.95 + z.80)·3/2)² = 27.8; two-sided 35.3.
+    // One-sided, as the verdict reads: the normal formula's 2·((z.95 + z.80)·3/2)² =
+    // 27.8 becomes 30 with the t-test's quantiles; two-sided 35.3 becomes 38.
     assert!(
-        stdout.contains("rounds per side: 28 to decide a tolerance"),
+        stdout.contains("rounds per side: 30 to decide a tolerance"),
         "{stdout}"
     );
     assert!(
-        stdout.contains("36 to find a 2.00 % change significant"),
+        stdout.contains("38 to find a 2.00 % change significant"),
         "{stdout}"
     );
-    // 28 rounds × 2 sides × 35 s = 32 min 40 s.
-    // 28 rounds per side of 5 s after a 1 s re-warm.
-    assert!(stdout.contains("wall-clock: about 5m 36s"), "{stdout}");
+    // 30 rounds per side of 5 s after a 1 s re-warm, both sides: 6 min.
+    assert!(stdout.contains("wall-clock: about 6m for 30"), "{stdout}");
     let output = sandbox.run(&[
         "plan-rounds",
         "--pilot",
@@ -152,11 +152,11 @@ fn plan_rounds_answers_before_a_run() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("rounds per side: 100 to decide"),
+        stdout.contains("rounds per side: 102 to decide"),
         "{stdout}"
     );
-    // 100 rounds × 2 sides × 2 levels × 12 s = 80 min.
-    assert!(stdout.contains("wall-clock: about 1h 20m"), "{stdout}");
+    // 102 rounds × 2 sides × 2 levels × 12 s = 81 min 36 s.
+    assert!(stdout.contains("wall-clock: about 1h 21m 36s"), "{stdout}");
     let csv = sandbox.run(&["plan-rounds", "--pilot", CSV, "--effect", "5%"]);
     assert_eq!(csv.status.code(), Some(0), "{}", text(&csv).1);
     assert!(text(&csv).0.contains("from the pilot"));
@@ -561,4 +561,26 @@ fn a_saved_run_is_rejudged_and_rendered_in_every_format() {
     let html = sandbox.run(&["analyze", RUN, "--format", "html", "--max-tps-loss", "5%"]);
     assert_eq!(html.status.code(), Some(3), "{}", text(&html).1);
     assert!(text(&html).0.contains("<svg"));
+}
+
+#[test]
+fn plan_rounds_plans_for_the_t_test_and_the_pilots_own_noise() {
+    let sandbox = Sandbox::new();
+    // The normal formula says 2 rounds here, whose true power is 0.30.
+    let output = sandbox.run(&["plan-rounds", "--cv", "2%", "--effect", "5%"]);
+    let (stdout, _) = text(&output);
+    assert!(
+        stdout.starts_with("rounds per side: 4 to decide a tolerance"),
+        "{stdout}"
+    );
+    let output = sandbox.run(&["plan-rounds", "--pilot", RUN, "--effect", "10%"]);
+    let (stdout, _) = text(&output);
+    assert!(
+        stdout.contains("rounds per side: 45 with the CV's 80 % upper confidence bound, 18.73 %"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("the plan of 27 from the point estimate keeps 75 % power on average"),
+        "{stdout}"
+    );
 }

@@ -159,7 +159,9 @@ fn every_translation_pastes_back_into_abtest() {
     let stdout = text(&output).0;
     assert!(
         stdout.contains("--rounds 10 --round-time 12s")
-            && stdout.contains("--rounds 10 --round-time 12s: sysbench measured one configuration once for 120 s"),
+            && stdout.contains(
+                "--rounds 10 --round-time 12s: sysbench measured one configuration once for 120 s"
+            ),
         "{stdout}"
     );
 }

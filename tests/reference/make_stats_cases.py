@@ -13,7 +13,9 @@ Every number abtest reports is checked against these, to a relative error of 1e-
   * the paired-by-round CI of the ratio from log ratios;
   * Holm-adjusted p-values: statsmodels multipletests(method="holm");
   * variance components of rounds nested in server instances (one-way random effects):
-    statsmodels MixedLM fitted by REML (cov_re between instances, scale within).
+    statsmodels MixedLM fitted by REML (cov_re between instances, scale within);
+  * the power of the t-test (scipy.stats.nct) and the rounds per side it plans: the
+    verdict one-sided at alpha, significance two-sided, Welch's smallest df, n - 1.
 """
 
 import json
@@ -102,6 +104,30 @@ def nested(rng):
     return out
 
 
+def t_power(cv, n, effect, alpha, one_sided):
+    df = n - 1
+    nc = effect / (cv * math.sqrt(2 / n))
+    if one_sided:
+        return stats.nct.sf(stats.t.ppf(1 - alpha, df), df, nc)
+    critical = stats.t.ppf(1 - alpha / 2, df)
+    return stats.nct.sf(critical, df, nc) + stats.nct.sf(critical, df, -nc)
+
+
+def power_cases():
+    sf = [{"t": t, "df": df, "nc": nc, "sf": float(stats.nct.sf(t, df, nc))}
+          for t, df, nc in [(2.0, 3, 1.5), (1.7, 1, 2.5), (-0.5, 10, -1.0), (2.92, 2, 3.0),
+                            (1.66, 99, 2.8), (6.3, 1, 0.5), (1.0, 40, 0.0)]]
+    plans = []
+    for cv, effect, one_sided in [(0.02, 0.05, True), (0.05, 0.10, True), (0.03, 0.02, True),
+                                  (0.03, 0.02, False), (0.10, 0.05, True), (0.15, 0.30, False)]:
+        n = 2
+        while t_power(cv, n, effect, 0.05, one_sided) < 0.8:
+            n += 1
+        plans.append({"cv": cv, "effect": effect, "one_sided": one_sided, "rounds": n,
+                      "power_at_2": float(t_power(cv, 2, effect, 0.05, one_sided))})
+    return {"sf": sf, "plans": plans}
+
+
 def main():
     rng = np.random.default_rng(20261130)
     cases = [
@@ -130,7 +156,8 @@ def main():
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stats_cases.json")
     with open(out, "w") as f:
         json.dump({"generator": "tests/reference/make_stats_cases.py", "scipy": __import__("scipy").__version__,
-                   "cases": cases, "holm": holm_cases, "nested": nested_cases}, f, indent=1)
+                   "cases": cases, "holm": holm_cases, "nested": nested_cases,
+                   "power": power_cases()}, f, indent=1)
         f.write("\n")
     print(f"wrote {len(cases)} cases and {len(holm_cases)} Holm cases to {out}")
 
