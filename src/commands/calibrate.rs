@@ -35,6 +35,13 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
         crate::report::stdout::print(&plan.describe());
         return Ok(exit::SUCCESS);
     }
+    if args.instances < 4 {
+        eprintln!(
+            "abtest: warning: calibrate: {} instances per side give a rough figure: the SD \
+             between instances rests on {} values; use --instances 4 or more",
+            args.instances, args.instances
+        );
+    }
     runner::interrupt::install();
     let (results, outcome) = runner::experiment::run(&plan, None);
     outcome?;
@@ -60,10 +67,11 @@ fn summary(results: &ResultsFile) -> String {
     let pooled = |v: &[f64]| (v.iter().map(|x| x * x).sum::<f64>() / v.len().max(1) as f64).sqrt();
     let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
     let minutes = results.rounds.iter().map(|r| r.duration_s).sum::<f64>() / 60.0;
+    let between = pooled(&between);
     out.push_str(&format!(
-        "On this host, two instances of the same configuration differ by about {:.1} % in TPS \
-         (√2 × the SD between instances); rounds of one instance vary by {:.1} %.\n",
-        std::f64::consts::SQRT_2 * pooled(&between),
+        "On this host, instances of one configuration differ with an SD of {between:.1} % in TPS \
+         (two of them differ by about {:.1} %); rounds of one instance vary by {:.1} %.\n",
+        std::f64::consts::SQRT_2 * between,
         pooled(&within)
     ));
     let own: Vec<f64> = noise.instance_pairs.iter().map(|v| v.own_cv_pct).collect();
@@ -73,23 +81,38 @@ fn summary(results: &ResultsFile) -> String {
         .map(|v| v.shared_cv_pct)
         .collect();
     if !own.is_empty() {
+        // Each estimate rests on a few instances: an "own" part above the whole is noise.
+        let own = pooled(&own).min(between);
         out.push_str(&format!(
-            "Of that, {:.1} % (SD) moved both sides' instances together — they start at the same \
-             moment, so it cancels in a comparison — and {:.1} % was each instance's own: two \
-             instances started together differ by about {:.1} %.\n",
-            pooled(&shared),
-            pooled(&own),
-            std::f64::consts::SQRT_2 * pooled(&own)
+            "Of that SD, {:.1} % moved both sides' instances together — they start at the same \
+             moment, so it cancels in a comparison — and {own:.1} % was each instance's own, \
+             which a comparison keeps: two instances started together differ by about {:.1} %.\n",
+            pooled(&shared).min(between),
+            std::f64::consts::SQRT_2 * own
         ));
     }
-    if let Some([low, high]) = tps.and_then(|c| c.ci_pct) {
-        out.push_str(&format!(
-            "A comparison like this one ({} instances per side, {minutes:.1} minutes measured) \
-             resolves about ±{:.1} % (the half-width of this A/A's 95 % interval, {:+.1} % [{low:+.1}, {high:+.1}]).\n",
-            results.plan.schedule.instances,
-            (high - low) / 2.0,
-            tps.map_or(0.0, |c| c.change_pct),
-        ));
-    }
+    out.push_str(&resolution_line(results, tps, minutes));
     out
+}
+
+/// What a comparison like this one resolves: the half-width of this A/A's interval.
+fn resolution_line(
+    results: &ResultsFile,
+    tps: Option<&crate::stats::compare::Comparison>,
+    minutes: f64,
+) -> String {
+    let instances = results.plan.schedule.instances;
+    match tps.and_then(|c| c.ci_pct.map(|ci| (c.change_pct, ci))) {
+        Some((change, [low, high])) => format!(
+            "A comparison like this one ({instances} instances per side, {minutes:.1} minutes \
+             measured) resolves about ±{:.1} % (the half-width of this A/A's 95 % interval, \
+             {change:+.1} % [{low:+.1}, {high:+.1}]).\n",
+            (high - low) / 2.0
+        ),
+        None => format!(
+            "A comparison like this one ({instances} instances per side, {minutes:.1} minutes \
+             measured) resolves nothing yet: its 95 % interval is unbounded; give it more \
+             instances (--instances) or more time (--max-time).\n"
+        ),
+    }
 }

@@ -90,8 +90,8 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
                 .into_iter()
                 .map(Vec::from)
                 .collect(),
-            numeric: vec![true, true, true, false, false, true],
-            verdict_column: Some(4),
+            numeric: vec![true, true, true, false, true, false, true],
+            verdict_column: Some(5),
         });
         if let Some(reason) = &results.stopped {
             markup.paragraph(&format!("Stopped: {reason}."));

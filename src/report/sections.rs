@@ -311,12 +311,13 @@ pub(crate) fn reproduce(results: &ResultsFile) -> Option<String> {
 }
 
 /// The header of the table of looks of a run with `--until`.
-pub(crate) fn looks_header() -> [String; 6] {
+pub(crate) fn looks_header() -> [String; 7] {
     [
         "look",
         "rounds per side",
         "α at the look",
         "TPS change [CI at the look]",
+        "± (half-width)",
         "verdict",
         "elapsed",
     ]
@@ -324,7 +325,7 @@ pub(crate) fn looks_header() -> [String; 6] {
 }
 
 /// One row per look.
-pub(crate) fn looks_rows(results: &ResultsFile) -> Vec<[String; 6]> {
+pub(crate) fn looks_rows(results: &ResultsFile) -> Vec<[String; 7]> {
     results
         .looks
         .iter()
@@ -335,6 +336,8 @@ pub(crate) fn looks_rows(results: &ResultsFile) -> Vec<[String; 6]> {
                 format!("{:.4}", look.alpha),
                 look.tps_change_pct
                     .map_or("-".into(), |c| format::change(c, look.tps_ci_pct)),
+                look.tps_ci_pct
+                    .map_or("-".into(), |[lo, hi]| format!("±{:.2} %", (hi - lo) / 2.0)),
                 look.verdict.map_or("", |v| v.as_str()).to_string(),
                 humantime::format_duration(std::time::Duration::from_secs(look.elapsed_s as u64))
                     .to_string(),

@@ -57,7 +57,9 @@ pub(crate) fn after_round(
     reason
 }
 
-/// Why the run stops at `look`, if it does.
+/// Why the run stops at `look`, if it does. At the budget's last look without the
+/// answer asked, the reason says how far it got: for a precision rule, the half-width
+/// reached and the rounds per side a fixed design would need for the one asked.
 fn stop_reason(until: Until, look: &Look, last: bool) -> Option<String> {
     let half_width = look.tps_ci_pct.map(|[lo, hi]| (hi - lo) / 2.0);
     match until {
@@ -73,12 +75,37 @@ fn stop_reason(until: Until, look: &Look, last: bool) -> Option<String> {
             half_width.unwrap_or_default(),
             look.look
         )),
+        Until::Precision(target) if last => Some(match half_width {
+            Some(reached) => format!(
+                "the budget's last look ({}) was reached at ±{reached:.2} %, not the ±{target} % \
+                 asked; a fixed design would need about {} rounds per side for it",
+                look.look,
+                fixed_rounds_for(look, reached, target)
+            ),
+            None => format!(
+                "the budget's last look ({}) was reached with an unbounded TPS interval, not \
+                 the ±{target} % asked",
+                look.look
+            ),
+        }),
         _ if last => Some(format!(
             "the budget's last look ({}) was reached without the answer the stopping rule asks for",
             look.look
         )),
         _ => None,
     }
+}
+
+/// Rounds per side at which a fixed design (one look at α 0.05) would reach a TPS
+/// half-width of `target` %, from the `reached` half-width at `look` (at its own α): the
+/// half-width shrinks as 1/√n.
+fn fixed_rounds_for(look: &Look, reached: f64, target: f64) -> u32 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    let normal = Normal::standard();
+    let at_fixed_alpha =
+        reached * normal.inverse_cdf(0.975) / normal.inverse_cdf(1.0 - look.alpha / 2.0);
+    let n = f64::from(look.rounds_per_side) * (at_fixed_alpha / target).powi(2);
+    n.ceil().clamp(2.0, 1e9) as u32
 }
 
 /// The settings of a run's final analysis: a run with `--until` is analysed at the α of
@@ -94,5 +121,39 @@ pub(crate) fn final_analysis(plan: &Plan, results: &ResultsFile) -> AnalysisOpti
     AnalysisOptions {
         alpha,
         ..plan.analysis.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn look(rounds: u32, ci: Option<[f64; 2]>) -> Look {
+        Look {
+            look: 4,
+            rounds_per_side: rounds,
+            alpha: 0.05,
+            tps_change_pct: Some(0.0),
+            tps_ci_pct: ci,
+            verdict: None,
+            elapsed_s: 60.0,
+        }
+    }
+
+    #[test]
+    fn a_precision_not_reached_says_how_far_it_got() {
+        let reason = stop_reason(Until::Precision(3.0), &look(8, Some([-19.0, 19.0])), true);
+        let reason = reason.unwrap();
+        assert!(
+            reason.contains("reached at ±19.00 %, not the ±3 % asked"),
+            "{reason}"
+        );
+        // 8 rounds × (19/3)² = 320.9 → 321 rounds per side.
+        assert!(reason.contains("about 321 rounds per side"), "{reason}");
+        assert_eq!(
+            stop_reason(Until::Precision(3.0), &look(8, Some([-2.0, 2.0])), false).unwrap(),
+            "TPS interval ±2.00 % at look 4, within the ±3 % asked"
+        );
+        assert!(stop_reason(Until::Precision(3.0), &look(8, Some([-5.0, 5.0])), false).is_none());
     }
 }

@@ -435,10 +435,19 @@ fn calibrate_says_how_far_two_instances_differ() {
     let (stdout, stderr) = crate::support::text(&output);
     assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
     assert!(
-        stdout.contains("two instances of the same configuration differ by about"),
+        stdout.contains("instances of one configuration differ with an SD of")
+            && stdout.contains("(two of them differ by about"),
         "{stdout}"
     );
     assert!(stdout.contains("SD between instances"), "{stdout}");
+    // The promised resolution line, whether or not two instances bound the interval.
+    assert!(
+        stdout.contains("A comparison like this one (2 instances per side"),
+        "{stdout}"
+    );
+    // Two instances are too few, and said so; an A/A is calibrate's point, not a warning.
+    assert!(stderr.contains("use --instances 4 or more"), "{stderr}");
+    assert!(!stderr.contains("this is an A/A comparison"), "{stderr}");
     assert!(
         stdout.contains("moved both sides' instances together")
             && stdout.contains("two instances started together differ by about"),
