@@ -1,7 +1,7 @@
 //! The docs are tests. Every abtest command line in README.md and the examples'
 //! READMEs is run as written — with `--dry-run` where it would start or reach servers,
 //! and from the directory of the README that shows it — and must succeed. Only output
-//! files (`-o`) are sent into a scratch directory. The options tables in README.md and
+//! files (`-o`, `--junit`) are sent into a scratch directory. The options tables in README.md and
 //! `abtest --help` must list the same options.
 
 use std::collections::BTreeSet;
@@ -144,9 +144,16 @@ fn runnable(words: &[String], sandbox: &Sandbox) -> Vec<String> {
     let mut out = Vec::new();
     let mut iter = words.iter();
     let output_flags: &[&str] = if words[0] == "merge" {
-        &["-o", "--output", "--json", "--markdown", "--html"]
+        &[
+            "-o",
+            "--output",
+            "--json",
+            "--markdown",
+            "--html",
+            "--junit",
+        ]
     } else {
-        &["-o", "--output"]
+        &["-o", "--output", "--junit"]
     };
     while let Some(word) = iter.next() {
         out.push(word.clone());
