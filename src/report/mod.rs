@@ -243,14 +243,17 @@ fn bounds_by_metric(deciding: &[&Comparison], verdict: Verdict) -> String {
         .map(|metric| {
             let of_metric: Vec<&&Comparison> =
                 deciding.iter().filter(|c| c.metric == *metric).collect();
-            let bounds: Vec<String> = of_metric
+            let phrases: Vec<String> = of_metric
                 .iter()
                 .map(|c| {
                     let text = decision::phrase(c).unwrap_or_default();
-                    let text = text.trim_start_matches(&metric.spoken()).trim_start();
-                    format!("{text} at {} threads", c.threads)
+                    text.trim_start_matches(&metric.spoken())
+                        .trim_start()
+                        .to_string()
                 })
                 .collect();
+            let levels: Vec<u32> = of_metric.iter().map(|c| c.threads).collect();
+            let bounds = bounds_at_levels(&phrases, &levels);
             let tolerance = of_metric[0]
                 .tolerance_pct
                 .map(|t| {
@@ -260,10 +263,43 @@ fn bounds_by_metric(deciding: &[&Comparison], verdict: Verdict) -> String {
                     )
                 })
                 .unwrap_or_default();
-            format!("{} {}{tolerance}", metric.spoken(), and_list(&bounds))
+            format!("{} {bounds}{tolerance}", metric.spoken())
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// One metric's bounds at its levels: "loss at least 14.0 %, 18.9 % and 20.9 % at 16, 64
+/// and 256 threads" when they share their words, else "loss at least 14.0 % at 16
+/// threads and change between -2.0 % and +7.9 % at 64 threads".
+fn bounds_at_levels(phrases: &[String], levels: &[u32]) -> String {
+    let split = |phrase: &str| {
+        let at = phrase
+            .find(|c: char| c.is_ascii_digit() || "+-<".contains(c))
+            .unwrap_or(phrase.len());
+        (phrase[..at].to_string(), phrase[at..].to_string())
+    };
+    let parts: Vec<(String, String)> = phrases.iter().map(|p| split(p)).collect();
+    let shared = parts.len() > 1
+        && parts
+            .iter()
+            .all(|(words, figure)| *words == parts[0].0 && !figure.contains(" and "));
+    if shared {
+        let figures: Vec<String> = parts.iter().map(|(_, f)| f.clone()).collect();
+        let levels: Vec<String> = levels.iter().map(u32::to_string).collect();
+        return format!(
+            "{}{} at {} threads",
+            parts[0].0,
+            and_list(&figures),
+            and_list(&levels)
+        );
+    }
+    let each: Vec<String> = phrases
+        .iter()
+        .zip(levels)
+        .map(|(phrase, threads)| format!("{phrase} at {threads} threads"))
+        .collect();
+    and_list(&each)
 }
 
 /// "a", "a and b", "a, b and c".
@@ -297,5 +333,24 @@ pub(crate) fn judgement(c: &Comparison) -> String {
         Some(v) => v.as_str().to_string(),
         None if c.significant => "significant".into(),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bounds_at_levels;
+
+    #[test]
+    fn a_sweeps_bounds_share_their_words() {
+        let phrases = ["loss at least 14.0 %", "loss at least 18.9 %"].map(String::from);
+        assert_eq!(
+            bounds_at_levels(&phrases, &[16, 64]),
+            "loss at least 14.0 % and 18.9 % at 16 and 64 threads"
+        );
+        let mixed = ["loss at least 14.0 %", "change between -2.0 % and +7.9 %"].map(String::from);
+        assert_eq!(
+            bounds_at_levels(&mixed, &[16, 64]),
+            "loss at least 14.0 % at 16 threads and change between -2.0 % and +7.9 % at 64 threads"
+        );
     }
 }
