@@ -107,6 +107,9 @@ mod tests {
             "-21.30 % [-24.00, -18.50]"
         );
         assert_eq!(change(5.0, None), "+5.00 % [unbounded]");
+        // A ratio of positive values cannot fall by more than 100 %.
+        assert_eq!(lower_bound(-154.2), "<-99");
+        assert_eq!(lower_bound(-12.5), "-12.50");
         assert_eq!(p_value(0.0123), "0.012");
         assert_eq!(p_value(1.09e-9), "1.1e-9");
         assert_eq!(confidence(0.05), "95");

@@ -181,3 +181,51 @@ fn a_closed_stdout_ends_quietly() {
         assert_ne!(output.status.code(), Some(101), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_sequential_run_names_its_level_in_words() {
+    let sandbox = Sandbox::new();
+    let mut run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(RUN).unwrap()).unwrap();
+    // The fixture's rounds, as if judged at the third of three looks (α 0.0148).
+    run["analysis"]["alpha"] = 0.0148.into();
+    let look = |k: u32| {
+        serde_json::json!({"look": k, "rounds_per_side": k + 2, "alpha": 0.0148,
+            "tps_change_pct": -30.0, "tps_ci_pct": [-50.0, -10.0], "verdict": "NO-GO",
+            "elapsed_s": 10.0 * f64::from(k)})
+    };
+    run["looks"] = serde_json::json!([look(1), look(2), look(3)]);
+    let file = sandbox.write("sequential.json", &run.to_string());
+    let output = sandbox.run(&["report", file.to_str().unwrap(), "--no-verdict-exit"]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("change [98.52 % CI, adjusted for 3 looks]"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("98.52 % one-sided bound, adjusted for 3 looks"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("± (half-width)"), "{stdout}");
+    assert!(stdout.contains("±20.00 %"), "{stdout}");
+}
+
+#[test]
+fn power_notes_cover_the_tolerances_only() {
+    let sandbox = Sandbox::new();
+    // INCONCLUSIVE on TPS at 32 %: the note is about TPS, not the latencies.
+    let output = sandbox.run(&["report", RUN, "--max-tps-loss", "32%"]);
+    let (stdout, _) = text(&output);
+    assert_eq!(output.status.code(), Some(4), "{stdout}");
+    let notes: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| *l != "power:")
+        .skip(1)
+        .collect();
+    assert_eq!(notes.len(), 1, "{stdout}");
+    assert!(
+        notes[0].trim_start().starts_with("TPS at 8 threads"),
+        "{stdout}"
+    );
+}
