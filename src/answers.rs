@@ -123,7 +123,7 @@ fn answer(conn: &mut Conn, sample: &ReadSample) -> Answer {
                 rows: 0,
                 checksum: 0,
                 warnings: 0,
-                error: Some(crate::db::errors::describe(&e)),
+                error: Some(crate::db::errors::coded(&e)),
                 first_row: None,
             };
         }

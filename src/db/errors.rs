@@ -97,6 +97,15 @@ pub(crate) fn describe(error: &mysql::Error) -> String {
     }
 }
 
+/// A client error in a round's short form, its code first as the counts show it:
+/// `[1062] Duplicate entry '5' for key 'PRIMARY'`, `[2013] the connection broke: …`.
+pub(crate) fn coded(error: &mysql::Error) -> String {
+    match error {
+        mysql::Error::MySqlError(e) => format!("[{}] {}", e.code, e.message),
+        other => describe(other),
+    }
+}
+
 /// What to check when a connection to a profile's server failed with `error`, naming the
 /// profile setting; `None` when there is nothing more specific than the message.
 pub(crate) fn connect_fix(error: &mysql::Error) -> Option<&'static str> {

@@ -143,7 +143,7 @@ pub(crate) fn run(
         Err(e) => {
             stats.failure = Some(format!(
                 "connect failed: {}",
-                crate::db::errors::describe(&e)
+                crate::db::errors::coded(&e)
             ));
             control.arrive_and_wait(false);
             return (stats, None);
@@ -192,11 +192,11 @@ pub(crate) fn run(
                         }
                     }
                     Recovery::Reconnect => {
-                        lost = Some(crate::db::errors::describe(&e));
+                        lost = Some(crate::db::errors::coded(&e));
                         session = None;
                     }
                     Recovery::Fail => {
-                        stats.failure = Some(crate::db::errors::describe(&e));
+                        stats.failure = Some(crate::db::errors::coded(&e));
                         control.fatal.store(true, Ordering::SeqCst);
                         break;
                     }
@@ -247,7 +247,7 @@ fn reconnect(
             }
             *lost = Some(format!(
                 "reconnect failed: {}",
-                crate::db::errors::describe(&e)
+                crate::db::errors::coded(&e)
             ));
             let resume = Instant::now() + RECONNECT_PAUSE;
             while control.running() && Instant::now() < resume {
@@ -264,7 +264,7 @@ fn roll_back(session: &mut Session, code: u16) -> Result<(), String> {
         session.conn.query_drop("ROLLBACK").map_err(|e| {
             format!(
                 "ROLLBACK after error {code} failed: {}",
-                crate::db::errors::describe(&e)
+                crate::db::errors::coded(&e)
             )
         })?;
     }
