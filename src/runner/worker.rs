@@ -141,10 +141,7 @@ pub(crate) fn run(
             Some(session)
         }
         Err(e) => {
-            stats.failure = Some(format!(
-                "connect failed: {}",
-                crate::db::errors::coded(&e)
-            ));
+            stats.failure = Some(format!("connect failed: {}", crate::db::errors::coded(&e)));
             control.arrive_and_wait(false);
             return (stats, None);
         }

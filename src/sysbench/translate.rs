@@ -216,7 +216,12 @@ fn normalise(words: &[String]) -> (BTreeMap<String, String>, Vec<String>) {
             i += 1;
         }
         let Some(option) = word.strip_prefix("--") else {
-            positional.push(word);
+            // The mysql client's `-pSECRET`: a password, never echoed.
+            if word.starts_with("-p") && word.len() > 2 {
+                options.insert("p".to_string(), word[2..].to_string());
+            } else {
+                positional.push(word);
+            }
             continue;
         };
         let (name, mut value) = match option.split_once('=') {
@@ -234,7 +239,7 @@ fn normalise(words: &[String]) -> (BTreeMap<String, String>, Vec<String>) {
         // password option written `--mysql-password secret`, so that the password is
         // never echoed back as an unknown argument.
         let command = |w: &str| matches!(w, "prepare" | "run" | "cleanup" | "help");
-        let password_without_value = name.ends_with("password") && value.is_none();
+        let password_without_value = is_secret(&name) && value.is_none();
         if (value.as_deref() == Some("") || password_without_value)
             && words
                 .get(i)
@@ -366,6 +371,15 @@ fn translate_option(name: &str, value: &str, out: &mut Translation) {
             out.connection.push(("tls".into(), quote("disabled")))
         }
         _ if SAME_NAME.contains(&stripped) => push(out, stripped, value.into()),
+        _ if is_secret(name) => out.unmapped.push((
+            if name == "p" {
+                "-p…".into()
+            } else {
+                format!("--{name}=…")
+            },
+            "a password, not copied: give it to the profile as password_env or password_file"
+                .into(),
+        )),
         _ => match NOT_NEEDED.iter().find(|(n, _)| *n == name) {
             Some((_, why)) => out
                 .unmapped
@@ -375,6 +389,12 @@ fn translate_option(name: &str, value: &str, out: &mut Translation) {
                 .push((format!("--{name}={value}"), "no abtest equivalent".into())),
         },
     }
+}
+
+/// Whether an option holds a secret whatever its driver or spelling: `--pgsql-password`,
+/// `--password`, `--mysql-passwd`, the client's `-p`.
+fn is_secret(name: &str) -> bool {
+    name == "p" || name.contains("password") || name.contains("passwd") || name.contains("secret")
 }
 
 /// Rounds per side a sysbench run's time is divided into.

@@ -306,3 +306,24 @@ fn the_0_4_distribution_becomes_the_rand_type() {
     assert!(!stdout.contains("--rand-type special"), "{stdout}");
     assert!(!stdout.contains("no abtest equivalent"), "{stdout}");
 }
+
+#[test]
+fn every_password_form_is_masked() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&[
+        "from-sysbench",
+        "sysbench oltp_read_write --pgsql-password=SECRET1 --password=SECRET2 -pSECRET3 \
+         --mysql-password SECRET4 --pgsql-password SECRET5 --mysql-password=SECRET6 run",
+    ]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stdout.contains("SECRET") && !stderr.contains("SECRET"),
+        "{stdout}{stderr}"
+    );
+    assert!(
+        stdout.contains("--pgsql-password=…: a password, not copied"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("-p…: a password, not copied"), "{stdout}");
+}
