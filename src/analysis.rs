@@ -85,6 +85,9 @@ impl AnalysisOptions {
         };
         match entry.split_once('=') {
             None => {
+                if self.max_latency_inflation_all.is_some() {
+                    return Err(bad("a bare value is given twice"));
+                }
                 self.max_latency_inflation_all =
                     Some(crate::percent::parse_percent(entry).map_err(|e| bad(&e))?)
             }
@@ -92,7 +95,11 @@ impl AnalysisOptions {
                 let metric = latency_metric_name(name.trim())
                     .ok_or_else(|| bad("unknown latency metric"))?;
                 let value = crate::percent::parse_percent(value).map_err(|e| bad(&e))?;
-                self.max_latency_inflation.insert(metric, value);
+                if self.max_latency_inflation.insert(metric, value).is_some() {
+                    return Err(bad(
+                        "this metric has a tolerance already; give each one once",
+                    ));
+                }
             }
         }
         Ok(())

@@ -85,6 +85,21 @@ pub(crate) fn analysis_options(
             "--percentiles {bad} must lie between 0 and 100 (to a thousandth), such as 95,99"
         )));
     }
+    let metrics: Vec<Metric> = percentiles
+        .iter()
+        .filter_map(|p| Metric::percentile(*p))
+        .collect();
+    if let Some(twice) = metrics
+        .iter()
+        .enumerate()
+        .find(|(i, m)| metrics[..*i].contains(m))
+        .map(|(_, m)| m)
+    {
+        return Err(UsageError::err(format!(
+            "--percentiles names {} twice; list each percentile once, such as 95,99",
+            twice.label()
+        )));
+    }
     let mut options = AnalysisOptions {
         alpha,
         max_tps_loss: args.max_tps_loss.or(base.max_tps_loss),
@@ -152,6 +167,40 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
             "--threads {levels:?} must be one or more numbers above zero, such as 8 or 16,32,64"
         )));
     }
+    if let Some(level) = levels.iter().find(|&&t| t > MAX_THREADS) {
+        return Err(UsageError::err(format!(
+            "--threads {level} is more than a server accepts (max_connections is at most \
+             {MAX_THREADS})"
+        )));
+    }
+    let mut seen = levels.to_vec();
+    seen.sort_unstable();
+    if let Some(pair) = seen.windows(2).find(|w| w[0] == w[1]) {
+        return Err(UsageError::err(format!(
+            "--threads lists {} twice; give each level once",
+            pair[0]
+        )));
+    }
+    if args.rounds > MAX_ROUNDS {
+        return Err(UsageError::err(format!(
+            "--rounds {} is more than abtest plans ({MAX_ROUNDS} per side); lengthen \
+             --round-time instead",
+            args.rounds
+        )));
+    }
+    for (flag, duration) in [
+        ("--round-time", args.round_time),
+        ("--warmup", args.warmup),
+        ("--rewarm", args.rewarm),
+        ("--pause", args.pause),
+    ] {
+        if duration > MAX_ROUND_PART {
+            return Err(UsageError::err(format!(
+                "{flag} {} is longer than a day; a round's parts are seconds to minutes",
+                humantime::format_duration(duration)
+            )));
+        }
+    }
     Ok(Schedule {
         levels: Schedule::order_levels(levels, args.level_order, seed),
         rounds: args.rounds,
@@ -166,6 +215,18 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
     })
 }
 
+/// The most client threads in one level: MariaDB's max_connections stops at 100 000.
+const MAX_THREADS: u32 = 100_000;
+
+/// The most rounds per side abtest plans; the plan and the results grow with them.
+const MAX_ROUNDS: u32 = 100_000;
+
+/// The longest measured period, warm-up, re-warm or pause of a round.
+const MAX_ROUND_PART: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// The longest `--max-time` budget.
+const MAX_BUDGET: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
+
 /// The rounds a `--max-time` budget holds, set in `schedule`, and the looks of an
 /// `--until` run. `--until` needs a budget, one thread level and (for `decided`) a
 /// tolerance.
@@ -174,6 +235,12 @@ pub(crate) fn budget(
     schedule: &mut Schedule,
     analysis: &AnalysisOptions,
 ) -> anyhow::Result<Option<Sequential>> {
+    if let Some(max_time) = args.max_time.filter(|t| *t > MAX_BUDGET) {
+        return Err(UsageError::err(format!(
+            "--max-time {} is longer than abtest plans (7 days); split the study into runs",
+            humantime::format_duration(max_time)
+        )));
+    }
     let Some(max_time) = args.max_time else {
         return match args.until {
             Some(_) => Err(UsageError::err(
@@ -194,6 +261,13 @@ pub(crate) fn budget(
              raise --max-time or shorten --round-time/--warmup",
             humantime::format_duration(max_time),
             humantime::format_duration(per_round)
+        )));
+    }
+    if rounds > MAX_ROUNDS {
+        return Err(UsageError::err(format!(
+            "--max-time {} holds {rounds} rounds per side, more than abtest plans ({MAX_ROUNDS}); \
+             lengthen --round-time",
+            humantime::format_duration(max_time)
         )));
     }
     schedule.rounds = rounds;

@@ -157,6 +157,12 @@ pub(crate) struct WorkloadSpec {
     pub(crate) custom: Option<CustomWorkload>,
 }
 
+/// The most tables a prepare makes: beyond it a typo, not a study.
+const MAX_TABLES: u32 = 100_000;
+
+/// sbtest's `id` is a signed INTEGER.
+const MAX_TABLE_SIZE: u32 = i32::MAX as u32;
+
 impl WorkloadSpec {
     /// The workload `name` with sysbench 1.0.20's defaults for every setting, as its
     /// script runs it without options (abtest's one departure: uniform ids).
@@ -207,8 +213,21 @@ impl WorkloadSpec {
         if self.tables == 0 {
             return Err(UsageError::err("--tables must be above zero"));
         }
+        if self.tables > MAX_TABLES {
+            return Err(UsageError::err(format!(
+                "--tables {} is more than abtest prepares ({MAX_TABLES}); sysbench studies use \
+                 1 to a few hundred",
+                self.tables
+            )));
+        }
         if self.table_size == 0 && !self.empty_tables() {
             return Err(UsageError::err("--table-size must be above zero"));
+        }
+        if self.table_size > MAX_TABLE_SIZE {
+            return Err(UsageError::err(format!(
+                "--table-size {} does not fit sbtest's INTEGER id (at most {MAX_TABLE_SIZE} rows)",
+                self.table_size
+            )));
         }
         if self.range_size == 0 || self.range_size > self.table_size.max(1) {
             return Err(UsageError::err(format!(

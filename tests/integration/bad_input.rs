@@ -814,3 +814,69 @@ fn a_server_that_refuses_the_connection_is_named_with_the_fix() {
         "{stderr}"
     );
 }
+
+#[test]
+fn flags_out_of_any_sensible_range_are_refused_not_a_panic_or_a_hang() {
+    let sandbox = Sandbox::new();
+    for (flags, needle) in [
+        (
+            &["--round-time", "18446744073709551615s"][..],
+            "--round-time",
+        ),
+        (
+            &["--max-time", "100000h"][..],
+            "longer than abtest plans (7 days)",
+        ),
+        (
+            &["--max-time", "1000000h"][..],
+            "longer than abtest plans (7 days)",
+        ),
+        (
+            &[
+                "--max-time",
+                "6d",
+                "--round-time",
+                "1ms",
+                "--warmup",
+                "0s",
+                "--rewarm",
+                "0s",
+            ][..],
+            "more than abtest plans",
+        ),
+        (
+            &["--rounds", "4294967295"][..],
+            "--rounds 4294967295 is more than abtest plans",
+        ),
+        (
+            &["--threads", "4294967295"][..],
+            "max_connections is at most 100000",
+        ),
+        (&["--threads", "8,8"][..], "--threads lists 8 twice"),
+        (&["--tables", "4294967295"][..], "more than abtest prepares"),
+        (
+            &["--table-size", "4294967295"][..],
+            "does not fit sbtest's INTEGER id",
+        ),
+        (
+            &["--percentiles", "50,50"][..],
+            "names latency p50 (ms) twice",
+        ),
+        (
+            &["--max-latency-inflation", "p99=5%,p99=6%"][..],
+            "has a tolerance already",
+        ),
+    ] {
+        let mut args = vec![
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb.toml",
+            "--dry-run",
+        ];
+        args.extend(flags);
+        let stderr = refuse(&sandbox, &args);
+        assert!(stderr.contains(needle), "{flags:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
+    }
+}
