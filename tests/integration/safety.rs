@@ -314,7 +314,10 @@ fn bad_connection_input_is_refused_clearly() {
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("baseline: cannot connect to sbtest@127.0.0.1"),
+        stderr.contains(&format!(
+            "baseline ({}): cannot connect to sbtest@127.0.0.1",
+            closed.display()
+        )),
         "{stderr}"
     );
 }
