@@ -807,13 +807,7 @@ fn coverage(text: &str) -> Result<f64, String> {
 
 /// `--cv`: a percentage above 0.
 fn cv(text: &str) -> Result<f64, String> {
-    percent::within(
-        "--cv",
-        percent::parse_percent(text)?,
-        0.0,
-        f64::INFINITY,
-        "3%",
-    )
+    percent::within("--cv", percent::parse_percent(text)?, 0.0, 10.0, "3%")
 }
 
 /// `--effect`: a percentage above 0 and below 100 %.

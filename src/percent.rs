@@ -68,8 +68,12 @@ pub(crate) fn within(
     }
 }
 
-/// `5` for 5.0, `0.5` for 0.5: a number without trailing zeros.
-fn trim_number(value: f64) -> String {
+/// `5` for 5.0, `0.5` for 0.5: a number without trailing zeros; a number too large or
+/// too small to read that way in scientific notation (`1e308`, `1e-300`).
+pub(crate) fn trim_number(value: f64) -> String {
+    if value != 0.0 && !(1e-4..1e9).contains(&value.abs()) {
+        return format!("{value:e}");
+    }
     let text = format!("{value:.6}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }

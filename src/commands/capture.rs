@@ -23,13 +23,9 @@ pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
         (None, Some(profile)) => from_digest(profile, options)?,
         (None, None) => return Err(UsageError::err("give a LOG file or --digest PROFILE")),
     };
-    match &args.output {
-        Some(path) => {
-            std::fs::write(path, text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            eprintln!("abtest: wrote {}", path.display());
-        }
-        None => crate::report::stdout::print(&text),
+    crate::report::stdout::write_to(args.output.as_deref(), &text, args.log.as_deref())?;
+    if let Some(path) = args.output.as_deref().filter(|p| p.as_os_str() != "-") {
+        eprintln!("abtest: wrote {}", path.display());
     }
     Ok(exit::SUCCESS)
 }

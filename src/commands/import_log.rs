@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use crate::cli::ImportLogArgs;
 use crate::exit::{self, UsageError};
 use crate::profile::Side;
-use crate::results::write_atomic;
 use crate::sysbench::log::{self, Run};
 
 /// Writes the per-round CSV of the given logs.
@@ -15,10 +14,12 @@ pub(crate) fn execute(args: &ImportLogArgs) -> anyhow::Result<i32> {
         (Side::Variant, read(&args.variant, args.threads)?),
     ];
     let csv = log::to_csv(&sides);
-    match &args.output {
-        Some(path) => write_atomic(path, csv.as_bytes())?,
-        None => crate::report::stdout::print(&csv),
+    for log in args.baseline.iter().chain(&args.variant) {
+        if let Some(path) = &args.output {
+            super::gate::refuse_overwriting_input(path, log)?;
+        }
     }
+    crate::report::stdout::write_to(args.output.as_deref(), &csv, None)?;
     for (side, runs) in &sides {
         eprintln!("abtest: {side}: {} run(s) read", runs.len());
     }
@@ -38,11 +39,37 @@ fn read(paths: &[PathBuf], threads: Option<u32>) -> anyhow::Result<Vec<Run>> {
             )));
         }
         for (index, mut run) in found.into_iter().enumerate() {
+            check_figures(path, index + 1, &run)?;
             run.threads = Some(place_threads(path, index + 1, run.threads, threads)?);
             runs.push(run);
         }
     }
     Ok(runs)
+}
+
+/// Refuses a run whose figures no real run has: TPS that is not a positive finite
+/// number, a negative or non-finite rate or latency (a damaged or edited log).
+fn check_figures(path: &std::path::Path, number: usize, run: &Run) -> anyhow::Result<()> {
+    let bad = |what: &str, value: f64| {
+        UsageError::err(format!(
+            "{}: run {number} reports {what} {value}, which no run has; the log is damaged or \
+             edited — leave that run out",
+            path.display()
+        ))
+    };
+    if !(run.tps.is_finite() && run.tps > 0.0) {
+        return Err(bad("TPS", run.tps));
+    }
+    for (what, value) in [
+        ("QPS", run.qps),
+        ("a mean latency of", run.latency_mean_ms),
+        ("a latency percentile of", run.latency_p95_ms),
+    ] {
+        if let Some(value) = value.filter(|v| !(v.is_finite() && *v >= 0.0)) {
+            return Err(bad(what, value));
+        }
+    }
+    Ok(())
 }
 
 /// The thread count of run `number` of a log: the log's own, which `--threads` must
@@ -53,6 +80,13 @@ fn place_threads(
     logged: Option<u32>,
     given: Option<u32>,
 ) -> anyhow::Result<u32> {
+    if logged == Some(0) {
+        return Err(UsageError::err(format!(
+            "{}: run {number} logs a thread count no run can have (not a whole number from 1 \
+             to 100000); the log is damaged or edited",
+            path.display()
+        )));
+    }
     match (logged, given) {
         (Some(logged), Some(given)) if logged != given => Err(UsageError::err(format!(
             "{}: run {number} used {logged} threads, but --threads says {given}; \

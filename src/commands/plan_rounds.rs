@@ -49,9 +49,17 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
         (None, None) => return Err(UsageError::err("give --cv 3% or --pilot FILE")),
     };
     let (cv, unit, alpha, power) = (basis.cv, basis.unit.noun(), args.alpha, args.power);
-    let verdict = rounds_needed(cv, args.effect, alpha, power, Test::Verdict).unwrap_or(2);
+    let beyond = || {
+        UsageError::err(format!(
+            "an effect of {} % at a CV of {} % needs more than 10 million {unit}s per side: no \
+             run can decide it; check --effect and --cv",
+            crate::percent::trim_number(100.0 * args.effect),
+            crate::percent::trim_number(100.0 * cv)
+        ))
+    };
+    let verdict = rounds_needed(cv, args.effect, alpha, power, Test::Verdict).ok_or_else(beyond)?;
     let significance =
-        rounds_needed(cv, args.effect, alpha, power, Test::Significance).unwrap_or(2);
+        rounds_needed(cv, args.effect, alpha, power, Test::Significance).ok_or_else(beyond)?;
     crate::report::stdout::line(&format!(
         "{unit}s per side: {verdict} to decide a tolerance when the true change lies {:.2} % from it \
          (one-sided at alpha {alpha}, as the verdict; CV {:.2} %, power {:.0} %)",

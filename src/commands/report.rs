@@ -18,13 +18,7 @@ pub(crate) fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
     results.analyze(&options);
     let view = ReportView::of_results(&results);
     let text = render(&view, args.format)?;
-    match &args.output {
-        Some(path) => {
-            super::gate::refuse_overwriting_input(path, &args.file)?;
-            results::write_atomic(path, text.as_bytes())?
-        }
-        None => crate::report::stdout::print(&text),
-    }
+    crate::report::stdout::write_to(args.output.as_deref(), &text, Some(&args.file))?;
     super::gate::finish(&view, &args.gate, &args.file)
 }
 

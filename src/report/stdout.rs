@@ -21,3 +21,25 @@ pub(crate) fn print(text: &str) {
 pub(crate) fn line(text: &str) {
     print(&format!("{text}\n"));
 }
+
+/// Writes `text` to `path`, atomically, or to stdout when there is no path or it is
+/// `-`, as every Unix tool reads it. `input`, when given, is the file the text was made
+/// from: writing over it is refused.
+pub(crate) fn write_to(
+    path: Option<&std::path::Path>,
+    text: &str,
+    input: Option<&std::path::Path>,
+) -> anyhow::Result<()> {
+    match path.filter(|p| p.as_os_str() != "-") {
+        Some(path) => {
+            if let Some(input) = input {
+                crate::commands::gate::refuse_overwriting_input(path, input)?;
+            }
+            crate::results::write_atomic(path, text.as_bytes())
+        }
+        None => {
+            print(text);
+            Ok(())
+        }
+    }
+}

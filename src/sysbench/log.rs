@@ -16,7 +16,7 @@ use crate::profile::Side;
 /// One sysbench run, summarised.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Run {
-    /// Client threads, when the log shows them.
+    /// Client threads, when the log shows them; 0 when the log's figure is impossible.
     pub(crate) threads: Option<u32>,
     /// Transactions per second.
     pub(crate) tps: f64,
@@ -53,7 +53,7 @@ const REPORT_MARKERS: [&str; 2] = ["SQL statistics:", "OLTP test statistics:"];
 /// The runs of one banner's chunk: one per final report in it (a log may hold several
 /// reports under one banner, or none), or the interval lines' mean when it has none.
 fn parse_chunk(chunk: &str) -> Vec<Run> {
-    let threads = number_after(chunk, "Number of threads:").map(|t| t as u32);
+    let threads = number_after(chunk, "Number of threads:").map(thread_count);
     let mut starts: Vec<usize> = REPORT_MARKERS
         .iter()
         .flat_map(|marker| chunk.match_indices(marker).map(|(i, _)| i))
@@ -107,12 +107,22 @@ fn interval_mean(chunk: &str, threads: Option<u32>) -> Option<Run> {
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
     };
     Some(Run {
-        threads: threads.or_else(|| number_after(lines[0], "thds:").map(|t| t as u32)),
+        threads: threads.or_else(|| number_after(lines[0], "thds:").map(thread_count)),
         tps: mean("tps:")?,
         qps: mean("qps:"),
         latency_mean_ms: None,
         latency_p95_ms: mean("%):"),
     })
+}
+
+/// A logged thread count, or 0 — a count no run has — when the log's figure is not a
+/// whole number from 1 to 100 000 (a damaged or edited log); the import refuses 0.
+fn thread_count(logged: f64) -> u32 {
+    if logged.fract() == 0.0 && (1.0..=100_000.0).contains(&logged) {
+        logged as u32
+    } else {
+        0
+    }
 }
 
 /// The first number after `label` (units such as `ms` or `s` stripped).

@@ -117,7 +117,8 @@ fn answers_that_differ_are_listed_and_make_the_run_no_go() {
         "-o",
         report.to_str().unwrap(),
     ]);
-    assert_eq!(output.status.code(), Some(0), "{:?}", text(&output));
+    // The saved run is NO-GO (its answers differ): the report says so with exit 3.
+    assert_eq!(output.status.code(), Some(3), "{:?}", text(&output));
     let markdown = std::fs::read_to_string(&report).unwrap();
     assert!(
         markdown.contains("## Answers") && markdown.contains("changed"),

@@ -108,7 +108,7 @@ fn html_report_renders_in_chromium() {
         3,
         "the change chart, a rounds chart and a latency chart"
     );
-    let change_chart = page.find("Change of variant vs baseline").unwrap();
+    let change_chart = page.find("Change vs baseline").unwrap();
     assert!(
         change_chart < page.find("id=\"results\"").unwrap(),
         "the change chart leads"

@@ -327,3 +327,73 @@ fn every_password_form_is_masked() {
     );
     assert!(stdout.contains("-p…: a password, not copied"), "{stdout}");
 }
+
+#[test]
+fn garbage_in_a_log_is_refused_not_imported() {
+    let sandbox = Sandbox::new();
+    let good = std::fs::read_to_string(LOG_1_0).unwrap();
+    for (name, from, to, needle) in [
+        ("negative.log", "(1366.62", "(-1366.62", "reports TPS -1366.62"),
+        ("nan.log", "(1366.62 per", "(NaN per", "reports TPS NaN"),
+        (
+            "zero-threads.log",
+            "Number of threads: 8",
+            "Number of threads: 0",
+            "thread count no run can have",
+        ),
+        (
+            "huge-threads.log",
+            "Number of threads: 8",
+            "Number of threads: 18446744073709551616",
+            "thread count no run can have",
+        ),
+    ] {
+        assert!(good.contains(from), "the fixture has `{from}`");
+        let bad = sandbox.write(name, &good.replacen(from, to, 1));
+        let bad = bad.to_str().unwrap();
+        let (output, csv) = import(&sandbox, &[bad, LOG_1_0], &[LOG_1_0, LOG_1_0]);
+        let (_, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains(needle), "{name}: {stderr}");
+        assert!(!csv.exists(), "{name}: nothing is written");
+    }
+    // `-o -` is stdout, not a file named `-`.
+    let output = sandbox
+        .abtest()
+        .current_dir(sandbox.path(""))
+        .args([
+            "import-sysbench-log",
+            "--baseline",
+            &crate::support::repo().join(LOG_1_0).display().to_string(),
+            "--variant",
+            &crate::support::repo().join(LOG_1_0).display().to_string(),
+            "-o",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
+    assert!(text(&output).0.starts_with("side,threads,round,tps"));
+    assert!(!sandbox.path("-").exists());
+}
+
+#[test]
+fn plan_rounds_refuses_what_no_run_can_decide() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&["plan-rounds", "--cv", "1e308%", "--effect", "1e-300%"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output).1.contains("between 0 % and 1000 %"),
+        "{}",
+        text(&output).1
+    );
+    let output = sandbox.run(&["plan-rounds", "--cv", "100%", "--effect", "1e-300%"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output)
+            .1
+            .contains("needs more than 10 million rounds per side"),
+        "{}",
+        text(&output).1
+    );
+}
