@@ -25,6 +25,7 @@ use crate::thread_policy::ClientSched;
 use crate::workload::WorkloadSpec;
 
 pub(crate) mod args;
+pub(crate) mod outputs;
 mod side;
 mod split;
 
@@ -433,6 +434,10 @@ impl Plan {
             warnings,
         };
         split::check(&plan, cli.schedule.seed.is_some())?;
+        outputs::check(
+            &plan.outputs,
+            &outputs::inputs(&plan, cli.workload.workload_file.as_deref()),
+        )?;
         Ok(plan)
     }
 

@@ -880,3 +880,41 @@ fn flags_out_of_any_sensible_range_are_refused_not_a_panic_or_a_hang() {
         assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
     }
 }
+
+#[test]
+fn outputs_never_overwrite_inputs_or_each_other() {
+    let sandbox = Sandbox::new();
+    let profile = sandbox.write(
+        "a.toml",
+        &std::fs::read_to_string("profiles/mariadb.toml").unwrap(),
+    );
+    let profile = profile.to_str().unwrap();
+    let same = sandbox.path("same");
+    let same = same.to_str().unwrap();
+    let dir = sandbox.path("");
+    let dir = dir.to_str().unwrap();
+    for (outputs, needle) in [
+        (vec!["--json", profile], "is an input of the run"),
+        (
+            vec!["--json", same, "--csv", same],
+            "--json and --csv both name",
+        ),
+        (vec!["--json", dir], "is a directory"),
+    ] {
+        let mut args = vec!["--baseline", profile, "--variant", "profiles/mariadb.toml"];
+        args.extend(&outputs);
+        for dry in [true, false] {
+            let mut args = args.clone();
+            if dry {
+                args.push("--dry-run");
+            }
+            let stderr = refuse(&sandbox, &args);
+            assert!(stderr.contains(needle), "{outputs:?}: {stderr}");
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(profile).unwrap(),
+        std::fs::read_to_string("profiles/mariadb.toml").unwrap(),
+        "the profile is untouched"
+    );
+}

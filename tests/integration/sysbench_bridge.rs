@@ -333,7 +333,12 @@ fn garbage_in_a_log_is_refused_not_imported() {
     let sandbox = Sandbox::new();
     let good = std::fs::read_to_string(LOG_1_0).unwrap();
     for (name, from, to, needle) in [
-        ("negative.log", "(1366.62", "(-1366.62", "reports TPS -1366.62"),
+        (
+            "negative.log",
+            "(1366.62",
+            "(-1366.62",
+            "reports TPS -1366.62",
+        ),
         ("nan.log", "(1366.62 per", "(NaN per", "reports TPS NaN"),
         (
             "zero-threads.log",
