@@ -62,6 +62,7 @@ pub(crate) fn resolve_side(
     let target = resolve_target(&loaded, warnings)?;
     let client = resolve_client(&loaded)?;
     warn_plain_password(&loaded, &target, &client, warnings);
+    check_hooks(&loaded)?;
     Ok(SidePlan {
         side,
         name: loaded.name(),
@@ -71,6 +72,35 @@ pub(crate) fn resolve_side(
         hooks: loaded.profile.hooks.clone(),
         cpus: None,
     })
+}
+
+/// Refuses a hook whose `SET` abtest cannot read, or whose change it could not put
+/// back (`SET PERSIST`): every global a hook sets is restored after the run, so one it
+/// cannot see would stay changed. The error names the file and the hook's line.
+fn check_hooks(loaded: &profile::LoadedProfile) -> anyhow::Result<()> {
+    let hooks = &loaded.profile.hooks;
+    for (point, statements) in [
+        ("setup", &hooks.setup),
+        ("before_round", &hooks.before_round),
+        ("after_round", &hooks.after_round),
+        ("teardown", &hooks.teardown),
+    ] {
+        for sql in statements {
+            if let Err(why) = crate::db::set_statement::global_effect(sql) {
+                return Err(loaded.error_at_key(
+                    "hooks",
+                    point,
+                    &format!(
+                        "hook `{}`: {why}; abtest puts back every global variable a hook \
+                         sets and must be able to read each one — write one SET GLOBAL \
+                         statement per entry",
+                        crate::secret::redact_sql(sql)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The server of an external profile, for a command that talks to one server outside a

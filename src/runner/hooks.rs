@@ -6,6 +6,7 @@ use anyhow::Context;
 use mysql::prelude::Queryable;
 
 use crate::db::ConnectSpec;
+use crate::db::set_statement::{SetEffect, global_effect};
 use crate::profile::Side;
 use crate::secret::{redact_sql, redact_sql_values};
 
@@ -70,31 +71,16 @@ pub(crate) struct GlobalSnapshot {
     values: Vec<(String, Option<String>)>,
 }
 
-/// The variable names of the `SET GLOBAL x = ...` / `SET @@global.x = ...` assignments in
-/// `statements`.
+/// The global variables the `SET` statements in `statements` assign, each once, in
+/// order (`db::set_statement` reads every spelling; the plan refused what it cannot).
 pub(crate) fn global_variables(statements: &[String]) -> Vec<String> {
-    let mut names = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     for sql in statements {
-        let trimmed = sql.trim();
-        if trimmed.len() < 4 || !trimmed[..4].eq_ignore_ascii_case("set ") {
-            continue;
-        }
-        for assignment in trimmed[4..].split(',') {
-            let target = assignment
-                .split('=')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_lowercase();
-            let name = target
-                .strip_prefix("global ")
-                .or_else(|| target.strip_prefix("@@global."))
-                .map(|n| n.trim().trim_matches('`').to_string());
-            if let Some(name) = name.filter(|n| {
-                n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !n.is_empty()
-            }) && !names.contains(&name)
-            {
-                names.push(name);
+        if let Ok(SetEffect::Globals(globals)) = global_effect(sql) {
+            for name in globals {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
             }
         }
     }

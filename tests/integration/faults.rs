@@ -17,7 +17,7 @@ fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
         "external.toml",
         &format!(
             "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n[hooks]\n\
-             setup = [\"SET GLOBAL max_connect_errors = 4242\", \"SET GLOBAL max_prepared_stmt_count = 54321\"]\n\
+             setup = [\"SET GLOBAL max_connect_errors = 4242, max_prepared_stmt_count = 54321\", \"/* c */ SET\\tGLOBAL long_query_time := 4\"]\n\
              teardown = [\"SET GLOBAL max_connect_errors = 100\"]\n",
             external.socket().display()
         ),
@@ -71,6 +71,85 @@ fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
             .contains("restored max_prepared_stmt_count from 54321 to 16382"),
         "{}",
         running.stderr()
+    );
+    // The second variable of a list, and a commented, tab-separated `:=`, come back too.
+    let long_query_time: Option<f64> = external
+        .admin()
+        .unwrap()
+        .query_first("SELECT @@global.long_query_time")
+        .unwrap();
+    assert_eq!(long_query_time, Some(10.0), "{}", running.stderr());
+}
+
+#[test]
+fn every_global_a_hook_sets_is_back_after_a_normal_end() {
+    let _lock = server_lock();
+    let external = start_server(&BTreeMap::new(), 8);
+    let sandbox = Sandbox::new();
+    let variant = sandbox.write(
+        "external.toml",
+        &format!(
+            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n[hooks]\n\
+             setup = [\"SET GLOBAL max_connect_errors = 77, sql_mode = 'ANSI_QUOTES,NO_ENGINE_SUBSTITUTION'\", \
+             \"SET @@GLOBAL.max_prepared_stmt_count = 12345\"]\n",
+            external.socket().display()
+        ),
+    );
+    let admin = || external.admin().unwrap();
+    let before: (u64, String, u64) = admin()
+        .query_first(
+            "SELECT @@global.max_connect_errors, @@global.sql_mode, @@global.max_prepared_stmt_count",
+        )
+        .unwrap()
+        .unwrap();
+    let output = sandbox.run(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        variant.to_str().unwrap(),
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--table-size",
+        "1000",
+        "--rounds",
+        "2",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "300ms",
+    ]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let after: (u64, String, u64) = admin()
+        .query_first(
+            "SELECT @@global.max_connect_errors, @@global.sql_mode, @@global.max_prepared_stmt_count",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(after, before, "{stderr}");
+    // A hook abtest could not put back is refused before anything starts.
+    let persist = sandbox.write(
+        "persist.toml",
+        &format!(
+            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n[hooks]\n\
+             setup = [\"SET PERSIST max_connections = 10\"]\n",
+            external.socket().display()
+        ),
+    );
+    let output = sandbox.run(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        persist.to_str().unwrap(),
+        "--dry-run",
+    ]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("persist.toml:6") && stderr.contains("SET PERSIST"),
+        "{stderr}"
     );
 }
 
