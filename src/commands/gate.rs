@@ -5,14 +5,14 @@
 use std::path::Path;
 
 use crate::cli::GateArgs;
-use crate::exit::{self, UsageError};
+use crate::exit;
 use crate::report::{ReportView, junit};
 use crate::results;
 
 /// Writes the JUnit XML if asked and returns the exit code of `view`'s verdict.
 pub(crate) fn finish(view: &ReportView<'_>, gate: &GateArgs, input: &Path) -> anyhow::Result<i32> {
     if let Some(path) = &gate.junit {
-        refuse_overwriting_input(path, input)?;
+        crate::paths::refuse_overwriting_input(path, input)?;
         results::check_writable(path)?;
         results::write_atomic(path, junit::render(view).as_bytes())?;
     }
@@ -20,19 +20,4 @@ pub(crate) fn finish(view: &ReportView<'_>, gate: &GateArgs, input: &Path) -> an
         Some(verdict) if !gate.no_verdict_exit => verdict.exit_code(),
         _ => exit::SUCCESS,
     })
-}
-
-/// An output path that names the input file would destroy the saved run.
-pub(crate) fn refuse_overwriting_input(output: &Path, input: &Path) -> anyhow::Result<()> {
-    let same = match (output.canonicalize(), input.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    if same {
-        return Err(UsageError::err(format!(
-            "{} is the input file; write the output to another path",
-            output.display()
-        )));
-    }
-    Ok(())
 }

@@ -16,7 +16,7 @@ pub(crate) fn execute(args: &ImportLogArgs) -> anyhow::Result<i32> {
     let csv = log::to_csv(&sides);
     for log in args.baseline.iter().chain(&args.variant) {
         if let Some(path) = &args.output {
-            super::gate::refuse_overwriting_input(path, log)?;
+            crate::paths::refuse_overwriting_input(path, log)?;
         }
     }
     crate::report::stdout::write_to(args.output.as_deref(), &csv, None)?;

@@ -126,7 +126,7 @@ fn assignment_target(tokens: &[Token], scope: &mut Scope) -> Result<(Scope, Stri
         name.as_str(),
         "names" | "character" | "charset" | "password" | "role" | "default" | "transaction"
     );
-    if !assigns && !(special && target != Scope::Global) {
+    if !(assigns || (special && target != Scope::Global)) {
         return Err(format!("`{name}` is not followed by `=` or `:=`"));
     }
     Ok((target, name))

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Outputs, Plan, TargetSpec};
 use crate::exit::UsageError;
+use crate::paths::same_file;
 
 /// The flag that names each output, for the messages.
 fn named(outputs: &Outputs) -> Vec<(&'static str, &Path)> {
@@ -65,27 +66,6 @@ pub(crate) fn check(outputs: &Outputs, inputs: &[PathBuf]) -> anyhow::Result<()>
         }
     }
     Ok(())
-}
-
-/// Whether two paths name one file, existing or not (same directory, same name).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (resolved(a), resolved(b)) {
-        (Some(a), Some(b)) => a == b,
-        _ => a == b,
-    }
-}
-
-/// A path with its directory resolved: the file itself when it exists, else its
-/// resolved parent and its name.
-fn resolved(path: &Path) -> Option<PathBuf> {
-    if let Ok(full) = path.canonicalize() {
-        return Some(full);
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.canonicalize().ok()?,
-        _ => std::env::current_dir().ok()?,
-    };
-    Some(parent.join(path.file_name()?))
 }
 
 #[cfg(test)]

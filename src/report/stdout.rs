@@ -33,7 +33,7 @@ pub(crate) fn write_to(
     match path.filter(|p| p.as_os_str() != "-") {
         Some(path) => {
             if let Some(input) = input {
-                crate::commands::gate::refuse_overwriting_input(path, input)?;
+                crate::paths::refuse_overwriting_input(path, input)?;
             }
             crate::results::write_atomic(path, text.as_bytes())
         }
