@@ -2,6 +2,7 @@
 //! comparisons. It is rewritten (temp file, then rename) after every round, so a crash
 //! or Ctrl-C never loses a finished round and never leaves a half-written file.
 
+mod checks;
 pub(crate) mod merge;
 pub(crate) mod noise;
 
@@ -530,6 +531,13 @@ pub(crate) fn save(path: &Path, results: &ResultsFile) -> anyhow::Result<()> {
 pub(crate) fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text)
-        .with_context(|| format!("{} is not an abtest results file", path.display()))
+    let results: ResultsFile = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not an abtest results file", path.display()))?;
+    checks::check(&results).map_err(|why| {
+        anyhow::anyhow!(
+            "{}: {why}; abtest reads only results files as a run wrote them",
+            path.display()
+        )
+    })?;
+    Ok(results)
 }

@@ -229,3 +229,75 @@ fn power_notes_cover_the_tolerances_only() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_changed_results_file_is_refused_by_every_reader() {
+    let sandbox = Sandbox::new();
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(RUN).unwrap()).unwrap();
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&str, Edit, &str); 6] = [
+        (
+            "duplicated",
+            |run| {
+                let first = run["rounds"][0].clone();
+                run["rounds"].as_array_mut().unwrap().push(first);
+            },
+            "is in the file twice",
+        ),
+        (
+            "index 9",
+            |run| run["rounds"][0]["index"] = 8.into(),
+            "where the plan puts",
+        ),
+        (
+            "64 threads",
+            |run| run["rounds"][0]["threads"] = 64.into(),
+            "where the plan puts",
+        ),
+        (
+            "side swapped",
+            |run| run["rounds"][0]["side"] = "variant".into(),
+            "where the plan puts",
+        ),
+        (
+            "position",
+            |run| run["rounds"][0]["position"] = 99.into(),
+            "does not have",
+        ),
+        (
+            "duration",
+            |run| {
+                let d = run["rounds"][1]["duration_s"].as_f64().unwrap();
+                run["rounds"][1]["duration_s"] = (d * 1e6).into();
+            },
+            "the file was changed",
+        ),
+    ];
+    for (name, edit, needle) in edits {
+        let mut run = original.clone();
+        edit(&mut run);
+        let file = sandbox.write(
+            &format!("{name}.json"),
+            &serde_json::to_string_pretty(&run).unwrap(),
+        );
+        let before = std::fs::read(&file).unwrap();
+        let path = file.to_str().unwrap();
+        for args in [
+            vec!["analyze", path],
+            vec!["report", path],
+            vec!["--resume", path],
+            vec!["plan-rounds", "--pilot", path, "--effect", "5%"],
+        ] {
+            let output = sandbox.run(&args);
+            let (_, stderr) = text(&output);
+            assert_eq!(output.status.code(), Some(2), "{name} {args:?}: {stderr}");
+            assert!(stderr.contains(needle), "{name} {args:?}: {stderr}");
+        }
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            before,
+            "{name}: the file is untouched"
+        );
+    }
+}
