@@ -22,7 +22,16 @@ use crate::workload::schema;
 pub(crate) fn run(plan: &Plan, previous: Option<ResultsFile>) -> (ResultsFile, anyhow::Result<()>) {
     let resuming = previous.is_some();
     let mut results = previous.map_or_else(|| new_results(plan), resumed);
-    let outcome = run_with_results(plan, &mut results, resuming);
+    let mut started = false;
+    let outcome = run_with_results(plan, &mut results, resuming, &mut started);
+    if resuming && !started {
+        // A resume refused before it began (a server changed, a server would not
+        // start) leaves the saved run exactly as it was: its unfinished round included.
+        results.status = RunStatus::Failed;
+        results.comparisons.clear();
+        results.verdict = None;
+        return (results, outcome);
+    }
     finish(plan, &mut results, &outcome);
     (results, outcome)
 }
@@ -86,7 +95,14 @@ pub(super) fn resumed(mut previous: ResultsFile) -> ResultsFile {
     previous
 }
 
-fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> anyhow::Result<()> {
+/// The run itself; `started` says whether it got as far as saving the results (before
+/// that, a refused resume has changed nothing).
+fn run_with_results(
+    plan: &Plan,
+    results: &mut ResultsFile,
+    resuming: bool,
+    started: &mut bool,
+) -> anyhow::Result<()> {
     segments::check_not_late(plan)?;
     let mut targets = open_targets(plan)?;
     if targets.iter().all(|t| t.server.is_some()) {
@@ -99,6 +115,7 @@ fn run_with_results(plan: &Plan, results: &mut ResultsFile, resuming: bool) -> a
     }
     warn_if_same(plan, results);
     warn_if_instance_confounded(plan, results);
+    *started = true;
     save(plan, results)?;
     let snapshots: Vec<hooks::GlobalSnapshot> = targets
         .iter()

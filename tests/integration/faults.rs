@@ -728,3 +728,61 @@ fn swap_moves_each_sides_settings_to_the_other_server_halfway() {
         finished.output
     );
 }
+
+#[test]
+fn a_refused_resume_leaves_the_results_file_as_it_was() {
+    let _lock = server_lock();
+    let external = start_server(&BTreeMap::new(), 8);
+    let sandbox = Sandbox::new();
+    let variant = sandbox.write(
+        "external.toml",
+        &format!(
+            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n",
+            external.socket().display()
+        ),
+    );
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        variant.to_str().unwrap(),
+    ];
+    args.extend(LONG_RUN);
+    let mut running = sandbox.spawn(&args);
+    running.wait_rounds(2, Duration::from_secs(60));
+    running.signal(libc::SIGINT);
+    running.expect_exit(130, Duration::from_secs(60));
+    let json = running.json.clone();
+    let saved = std::fs::read(&json).unwrap();
+    assert!(
+        running.results()["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["status"] == "interrupted"),
+        "the interrupted round is in the file"
+    );
+    // The external server changed meanwhile: the resume is refused and changes nothing.
+    external
+        .admin()
+        .unwrap()
+        .query_drop("SET GLOBAL max_connect_errors = 4343")
+        .unwrap();
+    let output = sandbox.run(&["--resume", json.to_str().unwrap()]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("server changed since the run started"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&json).unwrap(),
+        saved,
+        "the file is byte for byte as it was"
+    );
+    external
+        .admin()
+        .unwrap()
+        .query_drop("SET GLOBAL max_connect_errors = 100")
+        .unwrap();
+}
