@@ -4,7 +4,8 @@
 //! capture can keep transactions together.
 //!
 //! A log that is not one of these, a binary file, or an entry cut off mid-header is an
-//! error naming the file and the line, never a silent partial capture.
+//! error naming the file and the line, never a silent partial capture; a last statement
+//! cut off mid-way (a log copied while the server wrote it) is left out, and said so.
 
 use std::path::Path;
 
@@ -40,8 +41,16 @@ impl LogFormat {
     }
 }
 
+/// A log as read: its format, its statements, and the line of a last statement that was
+/// cut off mid-way (a log copied while the server wrote it), which is left out.
+pub(crate) struct ReadLog {
+    pub(crate) format: LogFormat,
+    pub(crate) statements: Vec<Logged>,
+    pub(crate) cut_at: Option<usize>,
+}
+
 /// Reads `path`, recognising its format from its content.
-pub(crate) fn read(path: &Path) -> anyhow::Result<(LogFormat, Vec<Logged>)> {
+pub(crate) fn read(path: &Path) -> anyhow::Result<ReadLog> {
     let bytes = std::fs::read(path)
         .map_err(|e| UsageError::err(format!("{}: cannot read the log: {e}", path.display())))?;
     let text = String::from_utf8(bytes).map_err(|e| {
@@ -71,9 +80,28 @@ pub(crate) fn read(path: &Path) -> anyhow::Result<(LogFormat, Vec<Logged>)> {
         LogFormat::Slow => parse_slow(&text),
         LogFormat::General => parse_general(&text),
     };
-    let statements = parsed
+    let mut statements = parsed
         .map_err(|(line, what)| UsageError::err(format!("{}:{line}: {what}", path.display())))?;
-    Ok((format, statements))
+    let cut_at = drop_cut_tail(format, &text, &mut statements);
+    Ok(ReadLog {
+        format,
+        statements,
+        cut_at,
+    })
+}
+
+/// Leaves out the log's last statement when it was cut off mid-way, and says where it
+/// was: a slow log's statement ends with `;` (the server writes it so), a general log's
+/// with the line's newline. A cut statement (`SELECT c FROM sbtest1 WHE`) is no query.
+fn drop_cut_tail(format: LogFormat, text: &str, statements: &mut Vec<Logged>) -> Option<usize> {
+    let complete = match format {
+        LogFormat::Slow => text.trim_end().ends_with(';'),
+        LogFormat::General => text.ends_with('\n'),
+    };
+    if complete {
+        return None;
+    }
+    statements.pop().map(|cut| cut.line)
 }
 
 fn detect(text: &str) -> Option<LogFormat> {

@@ -31,7 +31,18 @@ pub(crate) struct CaptureOptions {
 
 /// The workload file captured from the log at `path`.
 pub(crate) fn from_log(path: &Path, options: CaptureOptions) -> anyhow::Result<String> {
-    let (format, statements) = log::read(path)?;
+    let log::ReadLog {
+        format,
+        statements,
+        cut_at,
+    } = log::read(path)?;
+    if let Some(line) = cut_at {
+        eprintln!(
+            "abtest: warning: {}:{line}: the log's last statement was cut off mid-way (the \
+             log was copied while the server wrote it); it is left out of the capture",
+            path.display()
+        );
+    }
     if statements.is_empty() {
         return Err(crate::exit::UsageError::err(format!(
             "{}: the {} holds no statement to capture (was long_query_time 0, or the general log on?)",

@@ -432,3 +432,26 @@ fn a_running_servers_digests_become_a_workload_and_a_missing_grant_is_named() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_log_cut_mid_statement_loses_only_that_statement_and_says_so() {
+    let sandbox = Sandbox::new();
+    let full = std::fs::read_to_string("tests/fixtures/capture/mariadb-slow.log").unwrap();
+    let cut = sandbox.write("cut.log", &full[..full.len() - 30]);
+    let (code, stdout, stderr) = capture(&sandbox, &[cut.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("the log's last statement was cut off mid-way")
+            && stderr.contains("cut.log:"),
+        "{stderr}"
+    );
+    assert!(
+        !stdout.contains("COUNT(*) FRO\""),
+        "the cut statement is no query: {stdout}"
+    );
+    // The complete log is read whole, without the warning.
+    let (code, _, stderr) = capture(&sandbox, &["tests/fixtures/capture/mariadb-slow.log"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("cut off"), "{stderr}");
+    assert!(!sandbox.path("-").exists());
+}
