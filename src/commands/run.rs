@@ -22,6 +22,11 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
     for path in plan.outputs.paths() {
         results::check_writable(path)?;
     }
+    // A segment whose first round is already past is refused before anything is
+    // written, in the dry run too.
+    if previous.is_none() {
+        runner::segments::check_not_late(&plan)?;
+    }
     if plan.is_aa() && !args.dry_run {
         eprintln!("abtest: notice: {}", crate::plan::AA_NOTICE);
     }

@@ -580,3 +580,40 @@ fn segments_in_three_network_namespaces_merge_like_local_ones() {
     }
     drop(hosts);
 }
+
+#[test]
+fn a_segment_already_late_is_refused_before_anything_is_written() {
+    let sandbox = crate::support::Sandbox::new();
+    let profile = sandbox.write(
+        "external.toml",
+        "[connection]\nhost = \"127.0.0.1\"\nport = 3306\nuser = \"sb\"\ndatabase = \"sbtest\"\n",
+    );
+    let json = sandbox.path("segment.json");
+    for dry in [true, false] {
+        let mut args = vec![
+            "--baseline",
+            profile.to_str().unwrap(),
+            "--variant",
+            profile.to_str().unwrap(),
+            "--segment",
+            "1/2",
+            "--start-at",
+            "2000-01-01T00:00:00Z",
+            "--seed",
+            "1",
+            "--json",
+            json.to_str().unwrap(),
+        ];
+        if dry {
+            args.push("--dry-run");
+        }
+        let output = sandbox.run(&args);
+        let (_, stderr) = crate::support::text(&output);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("the first round was due at 2000-01-01"),
+            "{stderr}"
+        );
+        assert!(!json.exists(), "nothing is written");
+    }
+}
