@@ -69,3 +69,83 @@ proptest! {
         let _ = abtest::roundcsv::parse(bytes.as_slice(), "fuzz.csv");
     }
 }
+
+/// A value for a numeric or duration flag: ordinary, huge, zero, negative, fractional,
+/// with every unit, or not a number at all.
+fn flag_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (0u64..100_000).prop_map(|n| n.to_string()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        Just("18446744073709551616".to_string()),
+        Just("-1".to_string()),
+        Just("1e308".to_string()),
+        Just("NaN".to_string()),
+        Just("".to_string()),
+        (
+            any::<u64>(),
+            prop::sample::select(vec!["ns", "ms", "s", "m", "h", "d", "w", "y", "%"])
+        )
+            .prop_map(|(n, unit)| format!("{n}{unit}")),
+        (0u32..1000, prop::sample::select(vec!["s", "m", "h", "%"]))
+            .prop_map(|(n, unit)| format!("{n}{unit}")),
+        "[ -~]{0,12}",
+    ]
+}
+
+/// Every flag of a run that takes a number or a duration.
+const NUMERIC_FLAGS: &[&str] = &[
+    "--threads",
+    "--rounds",
+    "--round-time",
+    "--warmup",
+    "--rewarm",
+    "--pause",
+    "--max-time",
+    "--looks",
+    "--instances",
+    "--tables",
+    "--table-size",
+    "--range-size",
+    "--point-selects",
+    "--rate",
+    "--report-interval",
+    "--query-timeout",
+    "--alpha",
+    "--max-tps-loss",
+    "--max-latency-inflation",
+    "--max-error-rate",
+    "--percentiles",
+    "--seed",
+    "--check-results",
+    "--guard-gap",
+    "--rand-spec-pct",
+    "--random-points",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random values for the numeric and duration flags of a dry run never panic or hang:
+    /// the plan is made (exit 0) or refused (exit 2).
+    #[test]
+    fn flags_never_panic(
+        values in prop::collection::vec((prop::sample::select(NUMERIC_FLAGS.to_vec()), flag_value()), 1..4),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let profile = dir.path().join("external.toml");
+        std::fs::write(
+            &profile,
+            "[connection]\nhost = \"127.0.0.1\"\nport = 3306\nuser = \"sb\"\ndatabase = \"sbtest\"\n",
+        )
+        .unwrap();
+        let profile = profile.to_str().unwrap().to_string();
+        let mut args: Vec<String> = ["abtest", "--baseline", &profile, "--variant", &profile, "--dry-run"]
+            .map(String::from)
+            .to_vec();
+        for (flag, value) in &values {
+            args.push(format!("{flag}={value}"));
+        }
+        let code = abtest::main_with_args(args.iter().map(std::ffi::OsString::from));
+        prop_assert!(code == 0 || code == 2, "{args:?} exited {code}");
+    }
+}
