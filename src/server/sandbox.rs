@@ -198,6 +198,27 @@ impl ManagedServer {
             }
         }
         let mut admin = self.admin()?;
+        self.check_accounts(&mut admin)?;
+        let extra_port: Option<u16> = admin.query_first("SELECT @@extra_port")?;
+        if let Some(port) = extra_port.filter(|p| *p != 0) {
+            let mut spec = self.client_spec(&ClientSpec::default());
+            spec.endpoint = Endpoint::Tcp {
+                host: "127.0.0.1".into(),
+                port,
+            };
+            spec.password = None;
+            spec.database = None;
+            for user in ["root", "abtest_intruder", USER] {
+                spec.user = user.to_string();
+                if spec.connect().is_ok() {
+                    bail!(
+                        "{side}: the managed server let `{user}` in on its extra_port {port} \
+                         without a password; it was stopped. Remove extra_port or the option \
+                         that opened it from [server.options]"
+                    );
+                }
+            }
+        }
         let row: Option<(String, String, String)> =
             admin.query_first("SELECT @@bind_address, @@socket, @@secure_file_priv")?;
         let expected = (
@@ -219,6 +240,29 @@ impl ManagedServer {
                  it was stopped. Remove the option that overrides them from [server.options]"
             ),
         }
+    }
+
+    /// Refuses a server with an account abtest did not make: a profile option (an
+    /// `init_file`, say) can create one, and a password-less `'evil'@'%'` would let
+    /// anyone in. Allowed are abtest's own account on loopback, the administrator on
+    /// the socket, and MariaDB's locked `mariadb.sys`.
+    fn check_accounts(&self, admin: &mut mysql::Conn) -> anyhow::Result<()> {
+        let accounts: Vec<(String, String)> =
+            admin.query("SELECT User, Host FROM mysql.global_priv")?;
+        let known = |user: &str, host: &str| {
+            (user == USER && ["127.0.0.1", "::1", "localhost"].contains(&host))
+                || (host == "localhost"
+                    && (user == "root" || user == "mariadb.sys" || user == self.admin_user))
+        };
+        if let Some((user, host)) = accounts.iter().find(|(u, h)| !known(u, h)) {
+            return Err(crate::exit::UsageError::err(format!(
+                "{}: the managed server has an account abtest did not create, '{user}'@'{host}'; \
+                 it was stopped. A profile option made it (init_file, a defaults file): remove \
+                 it from the profile",
+                self.side
+            )));
+        }
+        Ok(())
     }
 
     /// The only directory `LOAD DATA INFILE`, `SELECT … INTO OUTFILE` and `LOAD_FILE`
@@ -319,13 +363,20 @@ impl ManagedServer {
         }
     }
 
+    /// Creates abtest's account. The password never reaches a log: the statement
+    /// carries only its hash (what the grant tables store anyway), and the session keeps
+    /// out of the general log, the slow log and the binary log, whatever a profile turned
+    /// on.
     fn create_user(&self) -> anyhow::Result<()> {
         let mut admin = self.admin()?;
-        let password = self.password.expose();
+        admin.query_drop(
+            "SET SESSION sql_log_off = 1, sql_log_bin = 0, long_query_time = 31536000",
+        )?;
+        let hash = native_password_hash(self.password.expose());
         admin.query_drop(format!("CREATE DATABASE IF NOT EXISTS {DATABASE}"))?;
         for host in ["127.0.0.1", "::1", "localhost"] {
             admin.query_drop(format!(
-                "CREATE USER '{USER}'@'{host}' IDENTIFIED BY '{password}'"
+                "CREATE USER '{USER}'@'{host}' IDENTIFIED BY PASSWORD '{hash}'"
             ))?;
             admin.query_drop(format!("GRANT ALL ON {DATABASE}.* TO '{USER}'@'{host}'"))?;
         }
@@ -647,7 +698,28 @@ fn install_datadir(
     Ok(())
 }
 
+/// The `mysql_native_password` hash of `password` as the grant tables store it:
+/// `*` and the upper-case hex of SHA1(SHA1(password)). It cannot log in by itself.
+fn native_password_hash(password: &str) -> String {
+    use sha1::{Digest, Sha1};
+    let twice = Sha1::digest(Sha1::digest(password.as_bytes()));
+    let hex: String = twice.iter().map(|b| format!("{b:02X}")).collect();
+    format!("*{hex}")
+}
+
 fn free_port() -> anyhow::Result<u16> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0)).context("finding a free port")?;
     Ok(listener.local_addr()?.port())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_native_password_hash_is_the_servers() {
+        // SELECT PASSWORD('abc') on MariaDB 10.11.
+        assert_eq!(
+            super::native_password_hash("abc"),
+            "*0D3CED9BEC10A777AEC23CCC353A8C08A633045E"
+        );
+    }
 }

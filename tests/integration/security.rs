@@ -138,3 +138,73 @@ fn a_killed_abtest_takes_its_servers_with_it() {
     // A killed abtest cannot remove its directories; the kernel only ends its servers.
     std::fs::remove_dir_all(sandbox.path("tmp")).unwrap();
 }
+
+/// A short A/A on two managed servers of `profile`; returns the exit code and stderr.
+fn short_run(sandbox: &Sandbox, profile: &Path) -> (Option<i32>, String) {
+    let profile = profile.to_str().unwrap();
+    let output = sandbox.run(&[
+        "--baseline",
+        profile,
+        "--variant",
+        profile,
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--table-size",
+        "1000",
+        "--rounds",
+        "2",
+        "--round-time",
+        "500ms",
+        "--warmup",
+        "200ms",
+    ]);
+    (output.status.code(), crate::support::text(&output).1)
+}
+
+#[test]
+fn an_account_a_profile_opens_is_found_and_the_server_stopped() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let init = sandbox.write(
+        "evil.sql",
+        "CREATE USER 'evil'@'%';\nGRANT ALL ON *.* TO 'evil'@'%';\n",
+    );
+    let profile = sandbox.write(
+        "evil.toml",
+        &format!(
+            "[server]\n[server.options]\ninit_file = \"{}\"\n",
+            init.display()
+        ),
+    );
+    let (code, stderr) = short_run(&sandbox, &profile);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("an account abtest did not create, 'evil'@'%'"),
+        "{stderr}"
+    );
+    sandbox.assert_nothing_left();
+}
+
+#[test]
+fn the_generated_password_never_reaches_the_general_log() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let log = sandbox.path("general.log");
+    let profile = sandbox.write(
+        "logged.toml",
+        &format!(
+            "[server]\n[server.options]\ngeneral_log = \"ON\"\nlog_output = \"FILE\"\ngeneral_log_file = \"{}\"\n",
+            log.display()
+        ),
+    );
+    let (code, stderr) = short_run(&sandbox, &profile);
+    assert_eq!(code, Some(0), "{stderr}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("SELECT"), "the general log was written");
+    assert!(
+        !logged.contains("CREATE USER") && !logged.contains("IDENTIFIED BY"),
+        "the account's creation is in the general log:\n{logged}"
+    );
+}
