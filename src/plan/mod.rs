@@ -173,6 +173,9 @@ pub(crate) struct SidePlan {
     /// The CPUs its managed server runs on (`--cpus`), or any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cpus: Option<CpuList>,
+    /// The profile's `password_file`: an input no output may replace (not saved).
+    #[serde(skip)]
+    pub(crate) password_file: Option<PathBuf>,
 }
 
 /// Where a side's server comes from.

@@ -1,5 +1,5 @@
 //! The files a run writes, checked before anything starts: an output never replaces an
-//! input (a profile, its defaults file, the workload file), two outputs never share a
+//! input (a profile, its defaults file or password file, the workload file), two outputs never share a
 //! path (the CSV would replace the JSON), and a directory is no output. Every one of
 //! these used to be found out after the first round, or not at all.
 
@@ -23,9 +23,11 @@ fn named(outputs: &Outputs) -> Vec<(&'static str, &Path)> {
     .collect()
 }
 
-/// The files a plan reads: both profiles, their defaults files, the workload file.
+/// The files a plan reads: both profiles, their defaults files and password files, the
+/// workload file.
 pub(crate) fn inputs(plan: &Plan, workload_file: Option<&Path>) -> Vec<PathBuf> {
     let mut inputs: Vec<PathBuf> = plan.sides.iter().map(|s| s.profile.clone()).collect();
+    inputs.extend(plan.sides.iter().filter_map(|s| s.password_file.clone()));
     for side in &plan.sides {
         if let TargetSpec::Managed {
             defaults_file: Some(file),

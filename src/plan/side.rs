@@ -71,6 +71,11 @@ pub(crate) fn resolve_side(
         client,
         hooks: loaded.profile.hooks.clone(),
         cpus: None,
+        password_file: loaded
+            .profile
+            .connection
+            .as_ref()
+            .and_then(|c| c.password_file.clone()),
     })
 }
 

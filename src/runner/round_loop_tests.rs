@@ -176,6 +176,7 @@ fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
         client: ClientSpec::default(),
         hooks: Hooks::default(),
         cpus: None,
+        password_file: None,
     };
     Plan {
         sides: [side(Side::Baseline), side(Side::Variant)],

@@ -917,4 +917,33 @@ fn outputs_never_overwrite_inputs_or_each_other() {
         std::fs::read_to_string("profiles/mariadb.toml").unwrap(),
         "the profile is untouched"
     );
+    // Nor is a profile's password file.
+    let password = sandbox.write("password", "secret\n");
+    std::fs::set_permissions(
+        &password,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let external = sandbox.write(
+        "external.toml",
+        &format!(
+            "[connection]\nhost = \"127.0.0.1\"\nport = 3306\nuser = \"sb\"\npassword_file = \"{}\"\n",
+            password.display()
+        ),
+    );
+    let external = external.to_str().unwrap();
+    let stderr = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            external,
+            "--variant",
+            external,
+            "--json",
+            password.to_str().unwrap(),
+            "--dry-run",
+        ],
+    );
+    assert!(stderr.contains("is an input of the run"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&password).unwrap(), "secret\n");
 }
