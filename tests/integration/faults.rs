@@ -86,14 +86,11 @@ fn every_global_a_hook_sets_is_back_after_a_normal_end() {
     let _lock = server_lock();
     let external = start_server(&BTreeMap::new(), 8);
     let sandbox = Sandbox::new();
-    let variant = sandbox.write(
+    let variant = external.socket_profile(
+        &sandbox,
         "external.toml",
-        &format!(
-            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n[hooks]\n\
-             setup = [\"SET GLOBAL max_connect_errors = 77, sql_mode = 'ANSI_QUOTES,NO_ENGINE_SUBSTITUTION'\", \
-             \"SET @@GLOBAL.max_prepared_stmt_count = 12345\"]\n",
-            external.socket().display()
-        ),
+        "[hooks]\nsetup = [\"SET GLOBAL max_connect_errors = 77, sql_mode = \
+         'ANSI_QUOTES,NO_ENGINE_SUBSTITUTION'\", \"SET @@GLOBAL.max_prepared_stmt_count = 12345\"]\n",
     );
     let admin = || external.admin().unwrap();
     let before: (u64, String, u64) = admin()
@@ -106,7 +103,7 @@ fn every_global_a_hook_sets_is_back_after_a_normal_end() {
         "--baseline",
         "profiles/mariadb.toml",
         "--variant",
-        variant.to_str().unwrap(),
+        &variant,
         "--workload",
         "oltp_point_select",
         "--threads",
@@ -130,19 +127,16 @@ fn every_global_a_hook_sets_is_back_after_a_normal_end() {
         .unwrap();
     assert_eq!(after, before, "{stderr}");
     // A hook abtest could not put back is refused before anything starts.
-    let persist = sandbox.write(
+    let persist = external.socket_profile(
+        &sandbox,
         "persist.toml",
-        &format!(
-            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n[hooks]\n\
-             setup = [\"SET PERSIST max_connections = 10\"]\n",
-            external.socket().display()
-        ),
+        "[hooks]\nsetup = [\"SET PERSIST max_connections = 10\"]\n",
     );
     let output = sandbox.run(&[
         "--baseline",
         "profiles/mariadb.toml",
         "--variant",
-        persist.to_str().unwrap(),
+        &persist,
         "--dry-run",
     ]);
     let (_, stderr) = text(&output);
@@ -734,19 +728,8 @@ fn a_refused_resume_leaves_the_results_file_as_it_was() {
     let _lock = server_lock();
     let external = start_server(&BTreeMap::new(), 8);
     let sandbox = Sandbox::new();
-    let variant = sandbox.write(
-        "external.toml",
-        &format!(
-            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n",
-            external.socket().display()
-        ),
-    );
-    let mut args = vec![
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        variant.to_str().unwrap(),
-    ];
+    let variant = external.socket_profile(&sandbox, "external.toml", "");
+    let mut args = vec!["--baseline", "profiles/mariadb.toml", "--variant", &variant];
     args.extend(LONG_RUN);
     let mut running = sandbox.spawn(&args);
     running.wait_rounds(2, Duration::from_secs(60));
