@@ -16,6 +16,8 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
         csv: None,
         junit: args.junit.clone(),
     };
+    // The segments are the inputs: no output may replace one, nor another output.
+    crate::plan::outputs::check(&outputs, &args.files)?;
     for path in outputs.paths() {
         results::check_writable(path)?;
     }

@@ -946,4 +946,26 @@ fn outputs_never_overwrite_inputs_or_each_other() {
     );
     assert!(stderr.contains("is an input of the run"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&password).unwrap(), "secret\n");
+    // Nor does `merge` write over a segment it reads.
+    let segments: Vec<String> = (1..=3)
+        .map(|i| {
+            let text =
+                std::fs::read_to_string(format!("examples/distributed/segment-{i}.json")).unwrap();
+            sandbox
+                .write(&format!("segment-{i}.json"), &text)
+                .display()
+                .to_string()
+        })
+        .collect();
+    let before = std::fs::read(&segments[0]).unwrap();
+    let mut args: Vec<&str> = vec!["merge"];
+    args.extend(segments.iter().map(String::as_str));
+    args.extend(["--json", segments[0].as_str()]);
+    let stderr = refuse(&sandbox, &args);
+    assert!(stderr.contains("is an input of the run"), "{stderr}");
+    assert_eq!(
+        std::fs::read(&segments[0]).unwrap(),
+        before,
+        "the segment is untouched"
+    );
 }
