@@ -60,25 +60,15 @@ pub(crate) fn phrase(c: &Comparison) -> Option<String> {
 }
 
 /// The deciding bound and the tolerance, for a table cell: "loss at most 3.1 %
-/// (tolerance 5 %)".
+/// (5 % tolerance)".
 pub(crate) fn cell(c: &Comparison) -> String {
     match (bound_text(c), c.tolerance_pct) {
-        (Some(text), Some(tolerance)) => format!("{text} ({})", tolerance_text(c, tolerance)),
+        (Some(text), Some(tolerance)) => format!("{text} ({})", tolerance_name(c, tolerance)),
         _ => String::new(),
     }
 }
 
-/// "tolerance 5 %", or for a rate "limit 1 %", for a cell.
-pub(crate) fn tolerance_text(c: &Comparison, tolerance: f64) -> String {
-    let figure = format::percent_figure(tolerance);
-    if c.metric.is_rate() {
-        format!("limit {figure} %")
-    } else {
-        format!("tolerance {figure} %")
-    }
-}
-
-/// "5 % tolerance", or for a rate "1 % limit", for a sentence.
+/// "5 % tolerance", or for a rate "1 % limit".
 pub(crate) fn tolerance_name(c: &Comparison, tolerance: f64) -> String {
     let figure = format::percent_figure(tolerance);
     if c.metric.is_rate() {

@@ -225,7 +225,7 @@ impl<'a> ReportView<'a> {
 }
 
 /// The deciding bounds grouped by metric: "TPS loss at least 12.3 % at 16 threads and
-/// loss at least 15.1 % at 64 threads (tolerance 5 %); p99 latency …".
+/// loss at least 15.1 % at 64 threads (5 % tolerance); p99 latency …".
 fn bounds_by_metric(deciding: &[&Comparison], verdict: Verdict) -> String {
     let relation = match verdict {
         Verdict::Go => "within",

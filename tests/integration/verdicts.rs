@@ -77,7 +77,7 @@ fn the_bound_that_decides_is_shown_and_labelled() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("loss at most 41.9 % (tolerance 45 %)"),
+        stdout.contains("loss at most 41.9 % (45 % tolerance)"),
         "{stdout}"
     );
     assert!(
