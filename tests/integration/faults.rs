@@ -99,24 +99,10 @@ fn every_global_a_hook_sets_is_back_after_a_normal_end() {
         )
         .unwrap()
         .unwrap();
-    let output = sandbox.run(&[
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        &variant,
-        "--workload",
-        "oltp_point_select",
-        "--threads",
-        "2",
-        "--table-size",
-        "1000",
-        "--rounds",
-        "2",
-        "--round-time",
-        "1s",
-        "--warmup",
-        "300ms",
-    ]);
+    let mut args = vec!["--baseline", "profiles/mariadb.toml", "--variant", &variant];
+    args.extend(crate::support::SHORT_POINT_SELECTS);
+    args.extend(crate::support::QUICK);
+    let output = sandbox.run(&args);
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let after: (u64, String, u64) = admin()

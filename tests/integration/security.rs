@@ -142,24 +142,10 @@ fn a_killed_abtest_takes_its_servers_with_it() {
 /// A short A/A on two managed servers of `profile`; returns the exit code and stderr.
 fn short_run(sandbox: &Sandbox, profile: &Path) -> (Option<i32>, String) {
     let profile = profile.to_str().unwrap();
-    let output = sandbox.run(&[
-        "--baseline",
-        profile,
-        "--variant",
-        profile,
-        "--workload",
-        "oltp_point_select",
-        "--threads",
-        "2",
-        "--table-size",
-        "1000",
-        "--rounds",
-        "2",
-        "--round-time",
-        "500ms",
-        "--warmup",
-        "200ms",
-    ]);
+    let mut args = vec!["--baseline", profile, "--variant", profile];
+    args.extend(crate::support::SHORT_POINT_SELECTS);
+    args.extend(crate::support::QUICK);
+    let output = sandbox.run(&args);
     (output.status.code(), crate::support::text(&output).1)
 }
 

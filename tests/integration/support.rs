@@ -111,6 +111,16 @@ pub const QUICK: &[&str] = &[
     "500ms",
 ];
 
+/// Two rounds a side of point selects at 2 threads; with [`QUICK`], a short real run.
+pub const SHORT_POINT_SELECTS: &[&str] = &[
+    "--workload",
+    "oltp_point_select",
+    "--threads",
+    "2",
+    "--rounds",
+    "2",
+];
+
 /// The checked-in JSON Schema of the results file.
 pub fn results_schema() -> jsonschema::Validator {
     let schema: serde_json::Value = serde_json::from_str(
