@@ -25,6 +25,7 @@ use crate::thread_policy::ClientSched;
 use crate::workload::WorkloadSpec;
 
 pub(crate) mod args;
+mod managed;
 pub(crate) mod outputs;
 mod side;
 mod split;

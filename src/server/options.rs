@@ -43,6 +43,19 @@ fn option_names(help: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The prefixes mariadbd's option parser strips or interprets before it looks a name up.
+const OPTION_PREFIXES: &[&str] = &["loose_", "maximum_", "skip_", "enable_", "disable_"];
+
+/// An option name as mariadbd resolves it: lower case, `-` as `_`, without the
+/// `loose-`, `maximum-`, `skip-`, `enable-` and `disable-` prefixes (in any number).
+pub(crate) fn option_root(name: &str) -> String {
+    let mut root = name.to_ascii_lowercase().replace('-', "_");
+    while let Some(prefix) = OPTION_PREFIXES.iter().find(|p| root.starts_with(**p)) {
+        root = root[prefix.len()..].to_string();
+    }
+    root
+}
+
 /// Whether mariadbd would accept `name`: it is known itself, or after the prefixes its
 /// parser interprets (`loose_`, `skip_`, `enable_`, `disable_`, `maximum_`), or it is an
 /// unambiguous abbreviation of a known name.

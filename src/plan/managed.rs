@@ -1,0 +1,368 @@
+//! Resolving a managed server's side of a profile: the binary, `[server.options]`
+//! and the user's `defaults_file`. A managed server must stay private and must not
+//! write where anyone else keeps files, so the options that would change who can get in
+//! (abtest's own) are refused, and every option that names where the server writes is
+//! pointed into its private directory, in every spelling mariadbd accepts. All of it is
+//! decided here, without a server, so the dry run shows the command line as it will run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::TargetSpec;
+use super::side::{is_identifier, relative_to_profile};
+use crate::profile::{self, LoadedProfile};
+use crate::server::defaults_file::{DefaultsFile, FileOption, Treatment, WRITE_PATHS};
+use crate::server::options::option_root;
+
+/// Resolves `[server]` into a managed target.
+pub(super) fn resolve(
+    loaded: &LoadedProfile,
+    server: &profile::ServerSection,
+    connection: &profile::ConnectionSection,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<TargetSpec> {
+    reject_external_keys(loaded, connection)?;
+    let binary = resolve_binary(loaded, server.binary.as_deref())?;
+    let options = resolve_server_options(loaded, &server.options)?;
+    check_options_known(loaded, &binary, &options, warnings)?;
+    let defaults_file = match &server.defaults_file {
+        Some(path) => Some(read_defaults_file(loaded, path, &binary, &options)?),
+        None => None,
+    };
+    Ok(TargetSpec::Managed {
+        binary,
+        options,
+        defaults_file,
+    })
+}
+
+/// Options abtest sets itself on a managed server; a profile may not override them. The
+/// names are as [`option_root`] reduces them (`skip_grant_tables` is `grant_tables`).
+const RESERVED_SERVER_OPTIONS: &[&str] = &[
+    "datadir",
+    "socket",
+    "bind_address",
+    "pid_file",
+    "log_error",
+    "tmpdir",
+    "user",
+    "ssl_ca",
+    "ssl_cert",
+    "ssl_key",
+    "grant_tables",
+    "secure_file_priv",
+];
+
+/// The reserved option a profile's option name would reach: the same name in any
+/// spelling, or an abbreviation of it (mariadbd accepts unambiguous prefixes, so
+/// `bind = …` is `bind_address`). `ssl` is an option of its own, not an abbreviation.
+fn reserved_option(name: &str) -> Option<&'static str> {
+    let root = option_root(name);
+    RESERVED_SERVER_OPTIONS.iter().copied().find(|reserved| {
+        *reserved == root || (root.len() >= 2 && root != "ssl" && reserved.starts_with(&root))
+    })
+}
+
+fn reject_external_keys(
+    loaded: &LoadedProfile,
+    connection: &profile::ConnectionSection,
+) -> anyhow::Result<()> {
+    let set = [
+        ("host", connection.host.is_some()),
+        ("port", connection.port.is_some()),
+        ("socket", connection.socket.is_some()),
+        ("user", connection.user.is_some()),
+        ("password", connection.password.is_some()),
+        ("password_env", connection.password_env.is_some()),
+        ("password_file", connection.password_file.is_some()),
+        ("password_prompt", connection.password_prompt),
+        ("database", connection.database.is_some()),
+    ];
+    if let Some((key, _)) = set.iter().find(|(_, present)| *present) {
+        return Err(loaded.error_at_key(
+            "connection",
+            key,
+            &format!(
+                "`{key}` points at an external server, but [server] makes abtest start its own; \
+                 remove `{key}` (only tls and tls_ca apply to a managed server) or remove [server]"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn resolve_binary(loaded: &LoadedProfile, binary: Option<&Path>) -> anyhow::Result<PathBuf> {
+    if let Some(path) = binary {
+        if crate::server::binary::is_executable(path) {
+            return Ok(path.to_path_buf());
+        }
+        return Err(loaded.error_at_key(
+            "server",
+            "binary",
+            &format!(
+                "server binary {} does not exist or is not executable; fix the path or remove \
+                 `binary` to use mariadbd from PATH",
+                path.display()
+            ),
+        ));
+    }
+    crate::server::binary::find_server_binary().ok_or_else(|| {
+        loaded.error_at_key(
+            "server",
+            "",
+            "no mariadbd or mysqld found on PATH or in /usr/sbin; install it \
+             (apt-get install mariadb-server) or set `binary` in [server]",
+        )
+    })
+}
+
+fn resolve_server_options(
+    loaded: &LoadedProfile,
+    options: &BTreeMap<String, toml::Value>,
+) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut resolved = BTreeMap::new();
+    for (key, value) in options {
+        let normalized = key.replace('-', "_");
+        if let Some(reserved) = reserved_option(key) {
+            return Err(loaded.error_at_key(
+                "server.options",
+                key,
+                &format!(
+                    "`{key}` sets `{reserved}`, which abtest sets itself to keep a managed \
+                     server private; remove it from [server.options]"
+                ),
+            ));
+        }
+        if !is_identifier(&normalized) {
+            return Err(loaded.error_at_key(
+                "server.options",
+                key,
+                &format!("`{key}` is not a server option name; use letters, digits and _"),
+            ));
+        }
+        let rendered = option_value(value).ok_or_else(|| {
+            loaded.error_at_key(
+                "server.options",
+                key,
+                &format!(
+                    "`{key}` must be a string, number or boolean, not {}",
+                    value.type_str()
+                ),
+            )
+        })?;
+        if normalized == "port" {
+            check_port_free(loaded, &rendered)?;
+        }
+        resolved.insert(normalized, rendered);
+    }
+    Ok(resolved)
+}
+
+/// Refuses a `[server.options]` key the installed server does not know (exit 2, with
+/// the line and the closest name), as mariadbd would refuse it at start; under `loose_`
+/// mariadbd would silently ignore it, so that is a warning. When the server cannot list
+/// its options, a warning says the names were not checked.
+fn check_options_known(
+    loaded: &LoadedProfile,
+    binary: &Path,
+    options: &BTreeMap<String, String>,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    let plugins: Vec<String> = options
+        .iter()
+        .filter(|(name, _)| {
+            matches!(
+                option_root(name).as_str(),
+                "plugin_load" | "plugin_load_add"
+            )
+        })
+        .map(|(_, value)| format!("--plugin-load-add={value}"))
+        .collect();
+    let Some(known) = crate::server::options::known_options(binary, &plugins) else {
+        warnings.push(format!(
+            "{}: server option names not checked: `{} --verbose --help` did not list them",
+            loaded.side,
+            binary.display()
+        ));
+        return Ok(());
+    };
+    let source_key = |normalized: &str| {
+        loaded
+            .profile
+            .server
+            .iter()
+            .flat_map(|server| server.options.keys())
+            .find(|key| key.replace('-', "_") == normalized)
+            .cloned()
+            .unwrap_or_else(|| normalized.to_string())
+    };
+    for name in options.keys() {
+        if crate::server::options::is_known(&known, name) {
+            continue;
+        }
+        let hint = crate::server::options::closest(&known, &option_root(name))
+            .map(|c| format!("; did you mean `{c}`?"))
+            .unwrap_or_default();
+        if name.to_ascii_lowercase().starts_with("loose_") {
+            warnings.push(format!(
+                "{} profile {}: `{name}` is not an option of {}; with loose_ the server ignores it{hint}",
+                loaded.side,
+                loaded.path.display(),
+                binary.display()
+            ));
+            continue;
+        }
+        let key = source_key(name);
+        return Err(loaded.error_at_key(
+            "server.options",
+            &key,
+            &format!(
+                "`{key}` is not an option of {} (checked with --verbose --help){hint}",
+                binary.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_port_free(loaded: &LoadedProfile, port: &str) -> anyhow::Result<()> {
+    let port: u16 = port.parse().ok().filter(|p| *p > 0).ok_or_else(|| {
+        loaded.error_at_key(
+            "server.options",
+            "port",
+            "`port` must be a number between 1 and 65535",
+        )
+    })?;
+    if std::net::TcpListener::bind(("127.0.0.1", port)).is_err() {
+        return Err(loaded.error_at_key(
+            "server.options",
+            "port",
+            &format!("port {port} is already in use; remove `port` so abtest picks a free one"),
+        ));
+    }
+    Ok(())
+}
+
+fn option_value(value: &toml::Value) -> Option<String> {
+    match value {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(true) => Some("ON".into()),
+        toml::Value::Boolean(false) => Some("OFF".into()),
+        _ => None,
+    }
+}
+
+/// Reads `[server] defaults_file` as mariadbd would (`my_print_defaults` with its groups,
+/// includes followed) and classifies each option; see `server::defaults_file`.
+fn read_defaults_file(
+    loaded: &LoadedProfile,
+    path: &Path,
+    binary: &Path,
+    profile_options: &BTreeMap<String, String>,
+) -> anyhow::Result<DefaultsFile> {
+    let path = relative_to_profile(&loaded.path, path);
+    let fail = |why: String| loaded.error_at_key("server", "defaults_file", &why);
+    if !path.is_file() {
+        return Err(fail(format!(
+            "defaults_file {} does not exist or is not a file; give the path of your my.cnf",
+            path.display()
+        )));
+    }
+    let reader =
+        crate::server::binary::find_program(&["my_print_defaults", "mariadb-print-defaults"])
+            .ok_or_else(|| {
+                fail("my_print_defaults not found; it comes with mariadb-client-core".into())
+            })?;
+    let version = crate::server::binary::version_series(binary).unwrap_or_default();
+    let mut groups = vec!["mysqld", "server", "mariadb", "mariadbd", "client-server"]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>();
+    if !version.is_empty() {
+        groups.extend(["mysqld", "mariadb", "mariadbd"].map(|g| format!("{g}-{version}")));
+    }
+    let output = std::process::Command::new(&reader)
+        .arg(format!("--defaults-file={}", path.display()))
+        .args(&groups)
+        .env_clear()
+        .envs(crate::server::sandbox::child_environment())
+        .output()
+        .map_err(|e| fail(format!("running {}: {e}", reader.display())))?;
+    if !output.status.success() {
+        return Err(fail(format!(
+            "{} cannot be read: {}",
+            path.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    let profile_roots: Vec<String> = profile_options.keys().map(|k| option_root(k)).collect();
+    let options = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.strip_prefix("--"))
+        .map(|option| {
+            let (name, value) = match option.split_once('=') {
+                Some((name, value)) => (name.to_string(), Some(value.to_string())),
+                None => (option.to_string(), None),
+            };
+            let root = option_root(&name);
+            let treatment = if reserved_option(&name).is_some() || root == "port" {
+                Treatment::Replaced
+            } else if value.is_some() && WRITE_PATHS.iter().any(|(p, _)| *p == root) {
+                Treatment::Redirected
+            } else if profile_roots.contains(&root) {
+                Treatment::OverriddenByProfile
+            } else {
+                Treatment::Kept
+            };
+            FileOption {
+                name,
+                value,
+                root,
+                treatment,
+            }
+        })
+        .collect();
+    Ok(DefaultsFile { path, options })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_options_are_found_in_every_spelling() {
+        for name in [
+            "bind_address",
+            "loose-bind-address",
+            "LOOSE_BIND_ADDRESS",
+            "bind",
+            "skip_grant_tables",
+            "loose_skip_grant_tables",
+            "disable-grant-tables",
+            "maximum_secure_file_priv",
+            "loose_user",
+            "datad",
+            "ssl_ke",
+        ] {
+            assert!(reserved_option(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn ordinary_options_pass() {
+        for name in [
+            "ssl",
+            "skip_ssl",
+            "innodb_buffer_pool_size",
+            "skip_name_resolve",
+            "thread_handling",
+            "plugin_load_add",
+            "server_audit_logging",
+            "use_stat_tables",
+        ] {
+            assert_eq!(reserved_option(name), None, "{name}");
+        }
+    }
+}
