@@ -80,7 +80,7 @@ pub(crate) fn open_both(
     first: Side,
 ) -> anyhow::Result<[Target; 2]> {
     let launches: Vec<Option<ServerLaunch<'_>>> =
-        sides.iter().map(|s| launch_of(s, max_threads)).collect();
+        sides.iter().map(|s| s.server_launch(max_threads)).collect();
     let mut installed: Vec<Option<ManagedServer>> = std::thread::scope(|scope| {
         let handles: Vec<_> = launches
             .iter()
@@ -123,7 +123,7 @@ pub(crate) fn open_both(
 /// Opens one side on its own (a managed server is installed, started and awaited from
 /// the calling thread, which must outlive it).
 pub(crate) fn open_one(plan: &SidePlan, max_threads: u32) -> anyhow::Result<Target> {
-    match launch_of(plan, max_threads) {
+    match plan.server_launch(max_threads) {
         Some(launch) => {
             let mut server = ManagedServer::install(&launch)?;
             server.spawn(&launch)?;
@@ -141,7 +141,7 @@ impl Target {
         plan: &SidePlan,
         max_threads: u32,
     ) -> anyhow::Result<()> {
-        match (self.server.as_mut(), launch_of(plan, max_threads)) {
+        match (self.server.as_mut(), plan.server_launch(max_threads)) {
             (Some(server), Some(launch)) => server.keep_prepared(&launch),
             _ => Ok(()),
         }
@@ -153,31 +153,10 @@ impl Target {
         plan: &SidePlan,
         max_threads: u32,
     ) -> anyhow::Result<()> {
-        match (self.server.as_mut(), launch_of(plan, max_threads)) {
+        match (self.server.as_mut(), plan.server_launch(max_threads)) {
             (Some(server), Some(launch)) => server.fresh_instance(&launch),
             _ => Ok(()),
         }
-    }
-}
-
-fn launch_of(plan: &SidePlan, max_threads: u32) -> Option<ServerLaunch<'_>> {
-    match &plan.target {
-        TargetSpec::Managed {
-            binary,
-            options,
-            defaults_file,
-        } => Some(ServerLaunch {
-            cpus: plan.cpus.as_ref(),
-            defaults_file: defaults_file.as_ref(),
-            ..ServerLaunch::new(
-                plan.side,
-                binary,
-                options,
-                max_threads,
-                crate::server::tls::SERVER_NAMES,
-            )
-        }),
-        TargetSpec::External { .. } => None,
     }
 }
 

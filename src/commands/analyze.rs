@@ -16,6 +16,7 @@ use crate::stats::metric::Metric;
 
 /// Analyses the file and prints the report; the exit code follows the verdict.
 pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
+    super::gate::check_outputs(&args.gate, &args.file, None)?;
     if is_json(&args.file)? {
         let mut results = load_results(&args.file)?;
         let saved = results.analysis.clone().unwrap_or_default();

@@ -5,16 +5,48 @@
 use std::path::Path;
 
 use crate::cli::GateArgs;
-use crate::exit;
+use crate::exit::{self, UsageError};
 use crate::report::{ReportView, junit};
 use crate::results;
 
-/// Writes the JUnit XML if asked and returns the exit code of `view`'s verdict.
+/// Refuses, before anything is printed or written, a `--junit` path that is the input,
+/// the report's own output (`None` or `-`: stdout), or cannot be written.
+pub(crate) fn check_outputs(
+    gate: &GateArgs,
+    input: &Path,
+    report_output: Option<&Path>,
+) -> anyhow::Result<()> {
+    let Some(junit) = gate.junit.as_deref() else {
+        return Ok(());
+    };
+    let report_output = report_output.filter(|p| p.as_os_str() != "-");
+    let clash = match report_output {
+        _ if junit.as_os_str() == "-" => report_output.is_none(),
+        Some(output) => crate::paths::same_file(junit, output),
+        None => false,
+    };
+    if clash {
+        let place = match report_output {
+            Some(_) => format!("{}, where the report goes too", junit.display()),
+            None => "stdout, into the report".to_string(),
+        };
+        return Err(UsageError::err(format!(
+            "--junit would write the JUnit XML to {place}; give it a file of its own \
+             (--junit junit.xml)"
+        )));
+    }
+    if junit.as_os_str() == "-" {
+        return Ok(());
+    }
+    crate::paths::refuse_overwriting_input(junit, input)?;
+    results::check_writable(junit)
+}
+
+/// Writes the JUnit XML if asked (`-` is stdout) and returns the exit code of `view`'s
+/// verdict.
 pub(crate) fn finish(view: &ReportView<'_>, gate: &GateArgs, input: &Path) -> anyhow::Result<i32> {
     if let Some(path) = &gate.junit {
-        crate::paths::refuse_overwriting_input(path, input)?;
-        results::check_writable(path)?;
-        results::write_atomic(path, junit::render(view).as_bytes())?;
+        crate::report::stdout::write_to(Some(path), &junit::render(view), Some(input))?;
     }
     Ok(match view.verdict {
         Some(verdict) if !gate.no_verdict_exit => verdict.exit_code(),

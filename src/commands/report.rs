@@ -10,6 +10,7 @@ use crate::results::{self, ResultsFile};
 
 /// Renders the report to stdout or `--output`.
 pub(crate) fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
+    super::gate::check_outputs(&args.gate, &args.file, args.output.as_deref())?;
     let mut results = results::load(&args.file).map_err(|e| UsageError::err(format!("{e:#}")))?;
     let options = match &results.analysis {
         Some(saved) => crate::plan::args::analysis_options(&args.analysis, saved)?,

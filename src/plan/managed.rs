@@ -5,14 +5,15 @@
 //! pointed into its private directory, in every spelling mariadbd accepts. All of it is
 //! decided here, without a server, so the dry run shows the command line as it will run.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::TargetSpec;
 use super::side::{is_identifier, relative_to_profile};
 use crate::profile::{self, LoadedProfile};
-use crate::server::defaults_file::{DefaultsFile, FileOption, Treatment, WRITE_PATHS};
+use crate::server::defaults_file::{DefaultsFile, FileOption, Treatment};
 use crate::server::options::option_root;
+use crate::server::write_paths;
 
 /// Resolves `[server]` into a managed target.
 pub(super) fn resolve(
@@ -24,17 +25,55 @@ pub(super) fn resolve(
     reject_external_keys(loaded, connection)?;
     let binary = resolve_binary(loaded, server.binary.as_deref())?;
     let options = resolve_server_options(loaded, &server.options)?;
-    check_options_known(loaded, &binary, &options, warnings)?;
-    let defaults_file = match &server.defaults_file {
-        Some(path) => Some(read_defaults_file(loaded, path, &binary, &options)?),
+    let file = match &server.defaults_file {
+        Some(path) => Some(read_defaults_file(loaded, path, &binary)?),
         None => None,
     };
+    let known = known_options(&binary, &options, file.as_ref());
+    check_options_known(loaded, &binary, known.as_ref(), &options, warnings)?;
+    let redirects = options
+        .keys()
+        .filter_map(|key| {
+            write_paths::write_path(key, known.as_ref()).map(|option| (key.clone(), option.into()))
+        })
+        .collect();
+    let defaults_file =
+        file.map(|(path, lines)| classify_defaults_file(path, lines, known.as_ref(), &options));
     Ok(TargetSpec::Managed {
         binary,
         options,
+        redirects,
         defaults_file,
     })
 }
+
+/// The option names the server knows, with every plugin the profile or the defaults
+/// file loads (a plugin's options exist only then); `None` when it cannot list them.
+fn known_options(
+    binary: &Path,
+    options: &BTreeMap<String, String>,
+    file: Option<&(PathBuf, Vec<RawOption>)>,
+) -> Option<BTreeSet<String>> {
+    let from_file = file
+        .into_iter()
+        .flat_map(|(_, lines)| lines.iter())
+        .filter_map(|(name, value)| Some((name, value.as_ref()?)));
+    let plugins: Vec<String> = options
+        .iter()
+        .chain(from_file)
+        .filter(|(name, _)| {
+            matches!(
+                option_root(name).as_str(),
+                "plugin_load" | "plugin_load_add"
+            )
+        })
+        .map(|(_, value)| format!("--plugin-load-add={value}"))
+        .collect();
+    crate::server::options::known_options(binary, &plugins)
+}
+
+/// An option of the defaults file as `my_print_defaults` prints it: name and value.
+type RawOption = (String, Option<String>);
 
 /// Options abtest sets itself on a managed server; a profile may not override them. The
 /// names are as [`option_root`] reduces them (`skip_grant_tables` is `grant_tables`).
@@ -165,20 +204,11 @@ fn resolve_server_options(
 fn check_options_known(
     loaded: &LoadedProfile,
     binary: &Path,
+    known: Option<&BTreeSet<String>>,
     options: &BTreeMap<String, String>,
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<()> {
-    let plugins: Vec<String> = options
-        .iter()
-        .filter(|(name, _)| {
-            matches!(
-                option_root(name).as_str(),
-                "plugin_load" | "plugin_load_add"
-            )
-        })
-        .map(|(_, value)| format!("--plugin-load-add={value}"))
-        .collect();
-    let Some(known) = crate::server::options::known_options(binary, &plugins) else {
+    let Some(known) = known else {
         warnings.push(format!(
             "{}: server option names not checked: `{} --verbose --help` did not list them",
             loaded.side,
@@ -197,10 +227,10 @@ fn check_options_known(
             .unwrap_or_else(|| normalized.to_string())
     };
     for name in options.keys() {
-        if crate::server::options::is_known(&known, name) {
+        if crate::server::options::is_known(known, name) {
             continue;
         }
-        let hint = crate::server::options::closest(&known, &option_root(name))
+        let hint = crate::server::options::closest(known, &option_root(name))
             .map(|c| format!("; did you mean `{c}`?"))
             .unwrap_or_default();
         if name.to_ascii_lowercase().starts_with("loose_") {
@@ -260,8 +290,7 @@ fn read_defaults_file(
     loaded: &LoadedProfile,
     path: &Path,
     binary: &Path,
-    profile_options: &BTreeMap<String, String>,
-) -> anyhow::Result<DefaultsFile> {
+) -> anyhow::Result<(PathBuf, Vec<RawOption>)> {
     let path = relative_to_profile(&loaded.path, path);
     let fail = |why: String| loaded.error_at_key("server", "defaults_file", &why);
     if !path.is_file() {
@@ -297,19 +326,36 @@ fn read_defaults_file(
             String::from_utf8_lossy(&output.stderr).trim()
         )));
     }
-    let profile_roots: Vec<String> = profile_options.keys().map(|k| option_root(k)).collect();
     let options = String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| line.strip_prefix("--"))
-        .map(|option| {
-            let (name, value) = match option.split_once('=') {
-                Some((name, value)) => (name.to_string(), Some(value.to_string())),
-                None => (option.to_string(), None),
-            };
-            let root = option_root(&name);
+        .map(|option| match option.split_once('=') {
+            Some((name, value)) => (name.to_string(), Some(value.to_string())),
+            None => (option.to_string(), None),
+        })
+        .collect();
+    Ok((path, options))
+}
+
+/// What abtest does with each option of the defaults file: abtest's own are replaced,
+/// those naming where the server writes are redirected (in any spelling or
+/// abbreviation), those the profile sets too are overridden, the rest kept.
+fn classify_defaults_file(
+    path: PathBuf,
+    lines: Vec<RawOption>,
+    known: Option<&BTreeSet<String>>,
+    profile_options: &BTreeMap<String, String>,
+) -> DefaultsFile {
+    let profile_roots: Vec<String> = profile_options.keys().map(|k| option_root(k)).collect();
+    let options = lines
+        .into_iter()
+        .map(|(name, value)| {
+            let mut root = option_root(&name);
+            let write_path = write_paths::write_path(&name, known);
             let treatment = if reserved_option(&name).is_some() || root == "port" {
                 Treatment::Replaced
-            } else if value.is_some() && WRITE_PATHS.iter().any(|(p, _)| *p == root) {
+            } else if let Some(option) = write_path.filter(|_| value.is_some()) {
+                root = option.to_string();
                 Treatment::Redirected
             } else if profile_roots.contains(&root) {
                 Treatment::OverriddenByProfile
@@ -324,7 +370,7 @@ fn read_defaults_file(
             }
         })
         .collect();
-    Ok(DefaultsFile { path, options })
+    DefaultsFile { path, options }
 }
 
 #[cfg(test)]

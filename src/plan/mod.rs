@@ -20,6 +20,7 @@ use crate::secret::Secret;
 use crate::segment::Segment;
 use crate::server::OnServerLoss;
 use crate::server::defaults_file::DefaultsFile;
+use crate::server::sandbox::ServerLaunch;
 use crate::stats::sequential::{Design, Until};
 use crate::thread_policy::ClientSched;
 use crate::workload::WorkloadSpec;
@@ -179,6 +180,33 @@ pub(crate) struct SidePlan {
     pub(crate) password_file: Option<PathBuf>,
 }
 
+impl SidePlan {
+    /// How its managed server is started, for `max_threads` client connections; `None`
+    /// for an external server.
+    pub(crate) fn server_launch(&self, max_threads: u32) -> Option<ServerLaunch<'_>> {
+        match &self.target {
+            TargetSpec::Managed {
+                binary,
+                options,
+                redirects,
+                defaults_file,
+            } => Some(ServerLaunch {
+                cpus: self.cpus.as_ref(),
+                defaults_file: defaults_file.as_ref(),
+                redirects: Some(redirects),
+                ..ServerLaunch::new(
+                    self.side,
+                    binary,
+                    options,
+                    max_threads,
+                    crate::server::tls::SERVER_NAMES,
+                )
+            }),
+            TargetSpec::External { .. } => None,
+        }
+    }
+}
+
 /// Where a side's server comes from.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -189,6 +217,10 @@ pub(crate) enum TargetSpec {
         binary: PathBuf,
         /// `--key=value` options from the profile.
         options: BTreeMap<String, String>,
+        /// The profile's options that name where the server writes, with the option
+        /// each reaches: pointed into the server's private directory.
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        redirects: BTreeMap<String, String>,
         /// The user's my.cnf it starts from (`[server] defaults_file`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         defaults_file: Option<DefaultsFile>,
@@ -474,7 +506,10 @@ impl Plan {
                 side.side.as_str(),
                 side.name,
                 side.profile.display(),
-                describe_target(side)
+                describe_target(
+                    side,
+                    self.schedule.levels.iter().copied().max().unwrap_or(1)
+                )
             ));
         }
         if self.is_aa() {
@@ -573,19 +608,36 @@ fn round_secs(duration: Duration) -> Duration {
     Duration::from_secs(duration.as_secs())
 }
 
-fn describe_target(side: &SidePlan) -> String {
+/// A side's server for the dry run: where it is, and for a managed one the full command
+/// line it starts with and what became of each option of its defaults file.
+fn describe_target(side: &SidePlan, max_threads: u32) -> String {
     let tls = serde_json::to_value(side.client.tls).unwrap_or_default();
     let tls = tls.as_str().unwrap_or("?");
     match &side.target {
-        TargetSpec::Managed {
-            binary, options, ..
-        } => {
-            let options: Vec<String> = options.iter().map(|(k, v)| format!("--{k}={v}")).collect();
-            format!(
-                "managed {} {} (client TLS {tls})",
-                binary.display(),
-                options.join(" ")
-            )
+        TargetSpec::Managed { defaults_file, .. } => {
+            let command = side
+                .server_launch(max_threads)
+                .map(|launch| crate::server::command_line::preview(&launch))
+                .unwrap_or_default();
+            let mut out =
+                format!("managed server (client TLS {tls}), started as\n          {command}");
+            if let Some(file) = defaults_file {
+                out.push_str(&format!(
+                    "\n          defaults file {}:",
+                    file.path.display()
+                ));
+                for option in &file.options {
+                    let written = match &option.value {
+                        Some(value) => format!("{}={value}", option.name),
+                        None => option.name.clone(),
+                    };
+                    out.push_str(&format!(
+                        "\n            {written}: {}",
+                        option.treatment.as_str()
+                    ));
+                }
+            }
+            out
         }
         TargetSpec::External {
             endpoint,

@@ -6,10 +6,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{SidePlan, TargetSpec};
+use crate::db::set_statement::SetEffect;
 use crate::db::{ClientSpec, ConnectSpec, Endpoint};
 use crate::exit::UsageError;
 use crate::profile::{self, LoadedProfile, Side, TlsMode};
 use crate::secret::Secret;
+use crate::server::write_paths;
 
 /// Reads one profile into the plan of a side.
 pub(crate) fn resolve_side(
@@ -50,21 +52,53 @@ fn check_hooks(loaded: &profile::LoadedProfile) -> anyhow::Result<()> {
         ("teardown", &hooks.teardown),
     ] {
         for sql in statements {
-            if let Err(why) = crate::db::set_statement::global_effect(sql) {
-                return Err(loaded.error_at_key(
-                    "hooks",
-                    point,
-                    &format!(
-                        "hook `{}`: {why}; abtest puts back every global variable a hook \
-                         sets and must be able to read each one — write one SET GLOBAL \
-                         statement per entry",
-                        crate::secret::redact_sql(sql)
-                    ),
-                ));
-            }
+            let globals = match crate::db::set_statement::global_effect(sql) {
+                Ok(SetEffect::Globals(names)) => names,
+                Ok(SetEffect::NotSet) => continue,
+                Err(why) => {
+                    return Err(loaded.error_at_key(
+                        "hooks",
+                        point,
+                        &format!(
+                            "hook `{}`: {why}; abtest puts back every global variable a hook \
+                             sets and must be able to read each one — write one SET GLOBAL \
+                             statement per entry",
+                            crate::secret::redact_sql(sql)
+                        ),
+                    ));
+                }
+            };
+            refuse_write_path_globals(loaded, point, sql, &globals)?;
         }
     }
     Ok(())
+}
+
+/// Refuses a hook that points a managed server's logs or files somewhere (`SET GLOBAL
+/// general_log_file = …`): at runtime nothing keeps them in its private directory.
+fn refuse_write_path_globals(
+    loaded: &profile::LoadedProfile,
+    point: &str,
+    sql: &str,
+    globals: &[String],
+) -> anyhow::Result<()> {
+    let managed = loaded.profile.server.is_some();
+    match globals
+        .iter()
+        .find(|name| managed && write_paths::is_write_path_variable(name))
+    {
+        Some(name) => Err(loaded.error_at_key(
+            "hooks",
+            point,
+            &format!(
+                "hook `{}` sets {name}, a place the managed server writes to, which could be \
+                 outside its private directory; set it in [server.options], where abtest keeps \
+                 it inside",
+                crate::secret::redact_sql(sql)
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The server of an external profile, for a command that talks to one server outside a

@@ -18,22 +18,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// Options that name a place the server writes to: redirected into its private
-/// directory. `true` for a directory, `false` for a file name.
-pub(crate) const WRITE_PATHS: &[(&str, bool)] = &[
-    ("log_bin", false),
-    ("log_bin_index", false),
-    ("relay_log", false),
-    ("relay_log_index", false),
-    ("general_log_file", false),
-    ("slow_query_log_file", false),
-    ("log_slow_query_file", false),
-    ("innodb_data_home_dir", true),
-    ("innodb_log_group_home_dir", true),
-    ("innodb_undo_directory", true),
-    ("innodb_tmpdir", true),
-    ("aria_log_dir_path", true),
-];
+use super::write_paths;
 
 /// Options a datadir must be installed with to match the server that will run on it.
 pub(crate) const BOOTSTRAP: &[&str] = &[
@@ -78,7 +63,8 @@ pub(crate) struct FileOption {
     pub(crate) name: String,
     /// The value, or none for a bare option.
     pub(crate) value: Option<String>,
-    /// The option's root name, as mariadbd resolves it (`name_resolve`).
+    /// The option's root name, as mariadbd resolves it (`name_resolve`); for an option
+    /// that names where the server writes, the full name an abbreviation reaches.
     pub(crate) root: String,
     /// What abtest did with it.
     pub(crate) treatment: Treatment,
@@ -101,18 +87,22 @@ impl DefaultsFile {
             .iter()
             .filter_map(|option| match option.treatment {
                 Treatment::Kept | Treatment::OverriddenByProfile => Some(render(option, None)),
-                Treatment::Redirected => Some(render(option, Some(redirect(option, dir)))),
+                Treatment::Redirected => Some(render_redirected(option, dir)),
                 Treatment::Replaced => None,
             })
             .collect()
     }
 
-    /// The arguments a datadir is installed with (see [`BOOTSTRAP`]).
-    pub(crate) fn bootstrap_args(&self) -> Vec<String> {
+    /// The arguments a datadir in `dir` is installed with (see [`BOOTSTRAP`]).
+    pub(crate) fn bootstrap_args(&self, dir: &Path) -> Vec<String> {
         self.options
             .iter()
-            .filter(|o| o.treatment == Treatment::Kept && BOOTSTRAP.contains(&o.root.as_str()))
-            .map(|o| render(o, None))
+            .filter(|o| BOOTSTRAP.contains(&o.root.as_str()))
+            .filter_map(|o| match o.treatment {
+                Treatment::Kept => Some(render(o, None)),
+                Treatment::Redirected => Some(render_redirected(o, dir)),
+                Treatment::Replaced | Treatment::OverriddenByProfile => None,
+            })
             .collect()
     }
 }
@@ -124,22 +114,13 @@ fn render(option: &FileOption, value: Option<String>) -> String {
     }
 }
 
-/// Where a redirected option points: the data directory for a directory, a file of the
-/// same base name inside it for a file.
-fn redirect(option: &FileOption, dir: &Path) -> String {
-    let data = dir.join("data");
-    let is_dir = WRITE_PATHS
-        .iter()
-        .any(|(name, is_dir)| *name == option.root && *is_dir);
-    if is_dir {
-        return data.display().to_string();
-    }
-    let base = option
-        .value
-        .as_deref()
-        .and_then(|v| Path::new(v).file_name())
-        .map_or_else(|| option.root.clone(), |n| n.to_string_lossy().into_owned());
-    data.join(base).display().to_string()
+/// A redirected option: its value inside the private directory `dir`.
+fn render_redirected(option: &FileOption, dir: &Path) -> String {
+    let value = option.value.as_deref().unwrap_or_default();
+    render(
+        option,
+        Some(write_paths::redirected(&option.root, value, dir)),
+    )
 }
 
 #[cfg(test)]
@@ -196,6 +177,9 @@ mod tests {
                 "--innodb_page_size=32k",
             ]
         );
-        assert_eq!(file.bootstrap_args(), ["--innodb_page_size=32k"]);
+        assert_eq!(
+            file.bootstrap_args(Path::new("/tmp/abtest-x")),
+            ["--innodb_page_size=32k"]
+        );
     }
 }

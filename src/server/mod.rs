@@ -2,12 +2,14 @@
 //! the facts read from any server so a report can prove what actually differed.
 
 pub mod binary;
+pub(crate) mod command_line;
 pub(crate) mod defaults_file;
 pub(crate) mod facts;
 pub(crate) mod options;
 pub(crate) mod probe;
 pub mod sandbox;
 pub mod tls;
+pub(crate) mod write_paths;
 
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};

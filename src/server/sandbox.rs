@@ -30,6 +30,7 @@ use crate::db::{ClientSpec, Endpoint};
 use crate::placement::CpuList;
 use crate::profile::{Side, TlsMode};
 use crate::secret::Secret;
+use crate::server::command_line;
 use crate::server::defaults_file::DefaultsFile;
 use crate::server::tls::{self, TlsFiles};
 
@@ -75,6 +76,9 @@ pub struct ServerLaunch<'a> {
     pub(crate) cpus: Option<&'a CpuList>,
     /// The user's my.cnf it starts from, if any.
     pub(crate) defaults_file: Option<&'a DefaultsFile>,
+    /// Profile options that name where the server writes, with the option each one
+    /// reaches: pointed into the private directory.
+    pub(crate) redirects: Option<&'a std::collections::BTreeMap<String, String>>,
 }
 
 impl<'a> ServerLaunch<'a> {
@@ -94,6 +98,7 @@ impl<'a> ServerLaunch<'a> {
             tls_names,
             cpus: None,
             defaults_file: None,
+            redirects: None,
         }
     }
 }
@@ -115,7 +120,7 @@ impl ManagedServer {
             &admin_user,
             &launch
                 .defaults_file
-                .map(DefaultsFile::bootstrap_args)
+                .map(|file| file.bootstrap_args(dir.path()))
                 .unwrap_or_default(),
         )
         .with_context(|| format!("{side}: installing the datadir"))?;
@@ -268,7 +273,7 @@ impl ManagedServer {
     /// The only directory `LOAD DATA INFILE`, `SELECT … INTO OUTFILE` and `LOAD_FILE`
     /// may touch: inside the private directory.
     fn files_dir(&self) -> PathBuf {
-        self.dir().join("files")
+        command_line::files_dir(self.dir())
     }
 
     fn dir(&self) -> &Path {
@@ -278,59 +283,15 @@ impl ManagedServer {
             .path()
     }
 
-    /// The server's command line: `--no-defaults`; the generated TLS material, which a
-    /// profile may turn off (`ssl = 0`); the profile's options; then abtest's own, last,
-    /// so that no spelling of an option in the profile can override them.
+    /// The server's command line (see `command_line`).
     fn server_args(&self, launch: &ServerLaunch<'_>) -> Vec<String> {
-        let dir = self.dir();
-        let mut args = vec![
-            "--no-defaults".to_string(),
-            format!("--ssl-ca={}", self.tls.ca.display()),
-            format!("--ssl-cert={}", self.tls.cert.display()),
-            format!("--ssl-key={}", self.tls.key.display()),
-        ];
-        // The user's my.cnf first: the profile's options and abtest's own come later and win.
-        if let Some(file) = launch.defaults_file {
-            args.extend(file.server_args(dir));
-        }
-        let needed = launch.max_threads + 16;
-        let max_connections = launch
-            .options
-            .get("max_connections")
-            .and_then(|v| v.parse::<u32>().ok())
-            .map_or(needed, |v| v.max(needed));
-        for (key, value) in launch.options {
-            match key.as_str() {
-                "max_connections" | "port" => {}
-                // The pool must be allowed as many threads as there are connections.
-                "thread_pool_max_threads" => {
-                    let requested = value.parse::<u32>().unwrap_or(0);
-                    args.push(format!(
-                        "--thread-pool-max-threads={}",
-                        requested.max(needed)
-                    ));
-                }
-                _ => args.push(format!("--{key}={value}")),
-            }
-        }
-        if is_root() {
-            args.push("--user=root".into());
-        }
-        args.extend([
-            format!("--datadir={}", dir.join("data").display()),
-            format!("--socket={}", self.socket.display()),
-            format!("--port={}", self.port),
-            "--bind-address=127.0.0.1".into(),
-            format!("--pid-file={}", dir.join("mysqld.pid").display()),
-            format!("--tmpdir={}", dir.join("tmp").display()),
-            format!("--log-error={}", dir.join("error.log").display()),
-            "--skip-name-resolve".into(),
-            format!("--max-connections={max_connections}"),
-            format!("--open-files-limit={}", (max_connections * 4).max(4096)),
-            format!("--secure-file-priv={}", self.files_dir().display()),
-            "--skip-skip-grant-tables".into(),
-        ]);
-        args
+        let layout = command_line::Layout {
+            dir: self.dir(),
+            socket: &self.socket,
+            port: self.port.to_string(),
+            tls: &self.tls,
+        };
+        command_line::server_args(&layout, launch)
     }
 
     fn wait_accepting(&mut self) -> anyhow::Result<()> {
@@ -510,7 +471,10 @@ impl ManagedServer {
     /// every later instance starts from this copy, so none prepares again.
     pub(crate) fn keep_prepared(&mut self, launch: &ServerLaunch<'_>) -> anyhow::Result<()> {
         self.shut_down();
-        let (data, prepared) = (self.dir().join("data"), self.dir().join("prepared"));
+        let (data, prepared) = (
+            command_line::data_dir(self.dir()),
+            self.dir().join("prepared"),
+        );
         copy_tree(&data, &prepared)
             .with_context(|| format!("{}: keeping a copy of the prepared datadir", self.side))?;
         self.respawn(launch)
@@ -521,7 +485,10 @@ impl ManagedServer {
     /// same data. The buffer pool is loaded from the copy's dump before it is used.
     pub(crate) fn fresh_instance(&mut self, launch: &ServerLaunch<'_>) -> anyhow::Result<()> {
         self.shut_down();
-        let (data, prepared) = (self.dir().join("data"), self.dir().join("prepared"));
+        let (data, prepared) = (
+            command_line::data_dir(self.dir()),
+            self.dir().join("prepared"),
+        );
         std::fs::remove_dir_all(&data)
             .with_context(|| format!("{}: removing the last instance's datadir", self.side))?;
         copy_tree(&prepared, &data)
@@ -608,7 +575,7 @@ pub fn process_is_alive(pid: u32) -> bool {
         .is_some_and(|state| state != "Z" && state != "X")
 }
 
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }
@@ -660,7 +627,7 @@ fn install_datadir(
     // A private TMPDIR: parallel bootstraps sharing /tmp collide on temporary table names.
     let tmp = dir.join("tmp");
     std::fs::create_dir_all(&tmp)?;
-    std::fs::create_dir_all(dir.join("files"))?;
+    std::fs::create_dir_all(command_line::files_dir(dir))?;
     let mut command = Command::new(&install);
     command
         .env_clear()
@@ -668,7 +635,7 @@ fn install_datadir(
         .env("TMPDIR", &tmp)
         .args([
             "--no-defaults".to_string(),
-            format!("--datadir={}", dir.join("data").display()),
+            format!("--datadir={}", command_line::data_dir(dir).display()),
             "--auth-root-authentication-method=socket".into(),
             format!("--auth-root-socket-user={admin_user}"),
             "--skip-test-db".into(),

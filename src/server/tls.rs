@@ -26,6 +26,17 @@ pub struct TlsFiles {
     pub(crate) key: PathBuf,
 }
 
+impl TlsFiles {
+    /// Where the files of a server in `dir` are.
+    pub(crate) fn in_dir(dir: &Path) -> TlsFiles {
+        TlsFiles {
+            ca: dir.join("ca.pem"),
+            cert: dir.join("server-cert.pem"),
+            key: dir.join("server-key.pem"),
+        }
+    }
+}
+
 /// The names a managed server's certificate carries: every way abtest reaches it.
 pub const SERVER_NAMES: &[&str] = &["localhost", "127.0.0.1", "::1"];
 
@@ -46,11 +57,7 @@ fn generate_files(dir: &Path, names: &[&str]) -> anyhow::Result<TlsFiles> {
     let server_key = new_key()?;
     let common_name = names.first().copied().unwrap_or("localhost");
     let server = build_certificate(common_name, &server_key, Some((&ca, &ca_key)), false, names)?;
-    let files = TlsFiles {
-        ca: dir.join("ca.pem"),
-        cert: dir.join("server-cert.pem"),
-        key: dir.join("server-key.pem"),
-    };
+    let files = TlsFiles::in_dir(dir);
     std::fs::write(&files.ca, ca.to_pem()?)?;
     std::fs::write(&files.cert, server.to_pem()?)?;
     write_private(&files.key, &server_key.private_key_to_pem_pkcs8()?)?;

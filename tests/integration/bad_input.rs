@@ -969,3 +969,28 @@ fn outputs_never_overwrite_inputs_or_each_other() {
         "the segment is untouched"
     );
 }
+
+#[test]
+fn a_hook_cannot_move_a_managed_servers_logs_outside_its_directory() {
+    let sandbox = Sandbox::new();
+    let profile = sandbox.write(
+        "logs.toml",
+        "[server]\n[hooks]\nsetup = [\"SET GLOBAL max_connect_errors = 5\", \"SET /* x */ @@GLOBAL.general_log_file = '/tmp/general.log'\"]\n",
+    );
+    let stderr = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            profile.to_str().unwrap(),
+            "--dry-run",
+        ],
+    );
+    assert!(
+        stderr.contains("logs.toml:3")
+            && stderr.contains("general_log_file")
+            && stderr.contains("[server.options]"),
+        "{stderr}"
+    );
+}

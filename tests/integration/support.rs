@@ -60,6 +60,17 @@ impl Sandbox {
         self.abtest().args(args).output().expect("abtest runs")
     }
 
+    /// The dry run of `profile` as the baseline against the stock managed profile.
+    pub fn dry_run_against_stock(&self, profile: &Path) -> Output {
+        self.run(&[
+            "--baseline",
+            profile.to_str().expect("a UTF-8 path"),
+            "--variant",
+            "profiles/mariadb.toml",
+            "--dry-run",
+        ])
+    }
+
     /// Fails when a server directory or a server process of this sandbox remains.
     pub fn assert_nothing_left(&self) {
         let tmp = self.path("tmp");

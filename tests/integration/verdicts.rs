@@ -153,10 +153,32 @@ fn a_saved_run_gates_ci_like_the_run() {
         xml.contains("<skipped message=\"INCONCLUSIVE: latency p99.9 (ms): not in the data\"/>"),
         "{xml}"
     );
-    // The JUnit file may not replace the saved run.
-    let output = sandbox.run(&["report", RUN, "--junit", RUN]);
-    assert_eq!(output.status.code(), Some(2), "{}", text(&output).1);
-    assert!(text(&output).1.contains("is the input file"));
+    // The JUnit file may not replace the saved run or the report, nor mix into it on
+    // stdout; each is refused before anything is printed.
+    let report = sandbox.path("report.md");
+    let report = report.to_str().unwrap();
+    for (args, why) in [
+        (&["report", RUN, "--junit", RUN][..], "is the input file"),
+        (&["analyze", RUN, "--junit", RUN][..], "is the input file"),
+        (
+            &["report", RUN, "-o", report, "--junit", report][..],
+            "where the report goes too",
+        ),
+        (&["analyze", RUN, "--junit", "-"][..], "into the report"),
+    ] {
+        let output = sandbox.run(args);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(why) && stdout.is_empty(),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!std::path::Path::new(report).exists());
+    // With the report in a file, `--junit -` is stdout.
+    let output = sandbox.run(&["report", RUN, "-o", report, "--junit", "-"]);
+    assert_eq!(output.status.code(), Some(3));
+    assert!(text(&output).0.starts_with("<?xml"));
 }
 
 #[test]

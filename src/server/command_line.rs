@@ -1,0 +1,114 @@
+//! A managed server's command line, in one place, so that the server abtest starts and
+//! the one `--dry-run` shows are the same words.
+//!
+//! The order is the guarantee: `--no-defaults`; the generated TLS files (a profile may
+//! turn TLS off); the user's my.cnf; the profile's options; abtest's own last, so that
+//! no spelling of an option before them can take the server out of its private
+//! directory or open it to others. Options that name where the server writes are pointed
+//! into the private directory wherever they come from (see `write_paths`).
+
+use std::path::{Path, PathBuf};
+
+use super::sandbox::ServerLaunch;
+use super::tls::TlsFiles;
+use super::write_paths;
+
+/// Where a managed server's files are.
+pub(crate) struct Layout<'a> {
+    /// The private directory (mode 0700) holding everything below.
+    pub(crate) dir: &'a Path,
+    /// Its Unix socket.
+    pub(crate) socket: &'a Path,
+    /// Its TCP port, on 127.0.0.1.
+    pub(crate) port: String,
+    /// Its generated TLS material.
+    pub(crate) tls: &'a TlsFiles,
+}
+
+/// The data directory inside a private directory.
+pub(crate) fn data_dir(dir: &Path) -> PathBuf {
+    dir.join("data")
+}
+
+/// The only directory `SELECT … INTO OUTFILE` and `LOAD DATA` may reach.
+pub(crate) fn files_dir(dir: &Path) -> PathBuf {
+    dir.join("files")
+}
+
+/// The arguments mariadbd is started with.
+pub(crate) fn server_args(layout: &Layout<'_>, launch: &ServerLaunch<'_>) -> Vec<String> {
+    let dir = layout.dir;
+    let mut args = vec![
+        "--no-defaults".to_string(),
+        format!("--ssl-ca={}", layout.tls.ca.display()),
+        format!("--ssl-cert={}", layout.tls.cert.display()),
+        format!("--ssl-key={}", layout.tls.key.display()),
+    ];
+    if let Some(file) = launch.defaults_file {
+        args.extend(file.server_args(dir));
+    }
+    let needed = launch.max_threads + 16;
+    let max_connections = launch
+        .options
+        .get("max_connections")
+        .and_then(|v| v.parse::<u32>().ok())
+        .map_or(needed, |v| v.max(needed));
+    for (key, value) in launch.options {
+        match key.as_str() {
+            "max_connections" | "port" => {}
+            // The pool must be allowed as many threads as there are connections.
+            "thread_pool_max_threads" => {
+                let requested = value.parse::<u32>().unwrap_or(0);
+                args.push(format!(
+                    "--thread-pool-max-threads={}",
+                    requested.max(needed)
+                ));
+            }
+            _ => match launch.redirects.and_then(|r| r.get(key)) {
+                Some(option) => args.push(format!(
+                    "--{key}={}",
+                    write_paths::redirected(option, value, dir)
+                )),
+                None => args.push(format!("--{key}={value}")),
+            },
+        }
+    }
+    if super::sandbox::is_root() {
+        args.push("--user=root".into());
+    }
+    args.extend([
+        format!("--datadir={}", data_dir(dir).display()),
+        format!("--socket={}", layout.socket.display()),
+        format!("--port={}", layout.port),
+        "--bind-address=127.0.0.1".into(),
+        format!("--pid-file={}", dir.join("mysqld.pid").display()),
+        format!("--tmpdir={}", dir.join("tmp").display()),
+        format!("--log-error={}", dir.join("error.log").display()),
+        "--skip-name-resolve".into(),
+        format!("--max-connections={max_connections}"),
+        format!("--open-files-limit={}", (max_connections * 4).max(4096)),
+        format!("--secure-file-priv={}", files_dir(dir).display()),
+        "--skip-skip-grant-tables".into(),
+    ]);
+    args
+}
+
+/// The command line as `--dry-run` shows it: the private directory and a free port are
+/// chosen at start, so they are named, not invented.
+pub(crate) fn preview(launch: &ServerLaunch<'_>) -> String {
+    let dir = Path::new("<private-dir>");
+    let tls = TlsFiles::in_dir(dir);
+    let layout = Layout {
+        dir,
+        socket: &dir.join("mysqld.sock"),
+        port: launch
+            .options
+            .get("port")
+            .cloned()
+            .unwrap_or_else(|| "<free-port>".into()),
+        tls: &tls,
+    };
+    let mut words = vec![launch.binary.display().to_string()];
+    words.extend(server_args(&layout, launch));
+    words.join(" ")
+}
