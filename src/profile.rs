@@ -146,6 +146,30 @@ pub(crate) struct Hooks {
     pub(crate) teardown: Vec<String>,
 }
 
+/// Two hook lists are the same when they are saved the same: a literal password in a
+/// statement is never saved, so it is not compared (a resumed run's hooks, read from its
+/// results file, hold `***` where the profile holds the password).
+impl PartialEq for Hooks {
+    fn eq(&self, other: &Hooks) -> bool {
+        let as_saved = |hooks: &Hooks| -> Vec<Vec<String>> {
+            let Hooks {
+                setup,
+                before_round,
+                after_round,
+                teardown,
+            } = hooks;
+            [setup, before_round, after_round, teardown]
+                .map(|list| {
+                    list.iter()
+                        .map(|sql| crate::secret::redact_sql(sql))
+                        .collect()
+                })
+                .to_vec()
+        };
+        as_saved(self) == as_saved(other)
+    }
+}
+
 impl Hooks {
     /// The statements that run before teardown: setup, before_round and after_round.
     pub(crate) fn all_but_teardown(&self) -> Vec<String> {

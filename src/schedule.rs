@@ -9,8 +9,6 @@ use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
-use clap::ValueEnum;
-
 use crate::profile::Side;
 
 /// What a move of both sides to fresh server instances costs, for planning a budget:
@@ -20,7 +18,7 @@ use crate::profile::Side;
 pub(crate) const INSTANCE_SWITCH_ESTIMATE: Duration = Duration::from_secs(2);
 
 /// The order in which the two sides take turns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum RoundOrder {
     /// A B B A A B B A ...: cancels linear drift.
@@ -43,7 +41,7 @@ impl RoundOrder {
 }
 
 /// Whether a side's connections live for one round or for all its rounds at a level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Connections {
     /// Opened at the side's first round of a level and kept: a round switch only hands
@@ -64,7 +62,7 @@ impl Connections {
 }
 
 /// The order in which the thread levels of a sweep run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum LevelOrder {
     /// Lowest first.

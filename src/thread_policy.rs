@@ -7,11 +7,10 @@
 //! keeps the CPU it needs, and the client spends less of it on context switches.
 //! SCHED_BATCH needs no privilege; `--client-sched normal` keeps sysbench's behaviour.
 
-use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
 /// The Linux scheduling policy of the client threads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClientSched {
     /// SCHED_BATCH: a waking client thread does not preempt a running server thread.

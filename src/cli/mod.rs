@@ -6,17 +6,17 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::percent;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::percent;
+
+mod values;
+
+pub(crate) use values::*;
 
 use crate::db::errors::IgnoreErrors;
 use crate::placement::Placement;
-use crate::schedule::{Connections, LevelOrder, RoundOrder};
-use crate::server::OnServerLoss;
 use crate::stats::sequential::Until;
-use crate::thread_policy::ClientSched;
-use crate::workload::random::RandType;
-use crate::workload::{PrepareMode, PsMode, WorkloadName};
 
 const EXAMPLE: &str = "\
 Example: does the server_audit plugin cost more than 5 % of TPS?
@@ -329,8 +329,8 @@ pub(crate) struct ClientArgs {
 
     /// When a managed server dies mid-round: fail (exit 1) or retry (restart it and run
     /// the lost round again, up to 3 times).
-    #[arg(long, value_enum, default_value_t = OnServerLoss::Fail, help_heading = "Client")]
-    pub(crate) on_server_loss: OnServerLoss,
+    #[arg(long, value_enum, default_value_t = OnServerLossValue::Fail, help_heading = "Client")]
+    pub(crate) on_server_loss: OnServerLossValue,
 
     /// Print a progress line on stderr every interval, as sysbench's --report-interval.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Client")]
@@ -338,8 +338,8 @@ pub(crate) struct ClientArgs {
 
     /// Scheduling policy of the client threads: batch (they never preempt the server on
     /// wake-up, so a co-located client stays out of its way) or normal (as sysbench).
-    #[arg(long, value_enum, default_value_t = ClientSched::Batch, help_heading = "Client")]
-    pub(crate) client_sched: ClientSched,
+    #[arg(long, value_enum, default_value_t = ClientSchedValue::Batch, help_heading = "Client")]
+    pub(crate) client_sched: ClientSchedValue,
 
     /// Stop the idle side's managed server (SIGSTOP) while the other side is measured, so
     /// its background threads take no CPU from the measured side (on|off).
@@ -348,8 +348,8 @@ pub(crate) struct ClientArgs {
 
     /// Keep each side's connections from round to round (persistent), or open them
     /// for every round (per-round, with the full warm-up each time).
-    #[arg(long, value_enum, default_value_t = Connections::Persistent, help_heading = "Client")]
-    pub(crate) connections: Connections,
+    #[arg(long, value_enum, default_value_t = ConnectionsValue::Persistent, help_heading = "Client")]
+    pub(crate) connections: ConnectionsValue,
 
     /// Before the rounds, run N sampled read statements on both sides with the same
     /// parameters and compare the answers (rows, checksum, warnings, errors).
@@ -459,8 +459,8 @@ pub(crate) struct PlanRoundsArgs {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct WorkloadArgs {
     /// sysbench workload to run.
-    #[arg(long, value_enum, default_value_t = WorkloadName::OltpReadWrite, help_heading = "Workload")]
-    pub(crate) workload: WorkloadName,
+    #[arg(long, value_enum, default_value_t = WorkloadNameValue::OltpReadWrite, help_heading = "Workload")]
+    pub(crate) workload: WorkloadNameValue,
 
     /// A custom workload: weighted transactions of your own SQL (TOML), instead of --workload.
     #[arg(
@@ -498,8 +498,8 @@ pub(crate) struct WorkloadArgs {
     pub(crate) allow_writes: bool,
 
     /// Create, reuse or keep the sbtest tables: auto reuses matching tables.
-    #[arg(long, value_enum, default_value_t = PrepareMode::Auto, help_heading = "Workload")]
-    pub(crate) prepare: PrepareMode,
+    #[arg(long, value_enum, default_value_t = PrepareModeValue::Auto, help_heading = "Workload")]
+    pub(crate) prepare: PrepareModeValue,
 
     /// Range size for range SELECT queries.
     #[arg(long, default_value_t = 100, help_heading = "Workload")]
@@ -574,12 +574,12 @@ pub(crate) struct WorkloadArgs {
     pub(crate) delta: u32,
 
     /// Server-side prepared statements (auto) or text queries (disable), as sysbench's --db-ps-mode.
-    #[arg(long, value_enum, default_value_t = PsMode::Auto, help_heading = "Workload")]
-    pub(crate) ps_mode: PsMode,
+    #[arg(long, value_enum, default_value_t = PsModeValue::Auto, help_heading = "Workload")]
+    pub(crate) ps_mode: PsModeValue,
 
     /// Distribution of row ids; abtest defaults to uniform (sysbench 1.0: special).
-    #[arg(long, value_enum, default_value_t = RandType::Uniform, help_heading = "Random numbers")]
-    pub(crate) rand_type: RandType,
+    #[arg(long, value_enum, default_value_t = RandTypeValue::Uniform, help_heading = "Random numbers")]
+    pub(crate) rand_type: RandTypeValue,
 
     /// Iterations of the gaussian and special distributions.
     #[arg(long, default_value_t = 12, help_heading = "Random numbers")]
@@ -627,12 +627,12 @@ pub(crate) struct ScheduleArgs {
     pub(crate) pause: Duration,
 
     /// Order of the sides within the schedule.
-    #[arg(long, value_enum, default_value_t = RoundOrder::Abba, help_heading = "Schedule")]
-    pub(crate) order: RoundOrder,
+    #[arg(long, value_enum, default_value_t = RoundOrderValue::Abba, help_heading = "Schedule")]
+    pub(crate) order: RoundOrderValue,
 
     /// Order of the thread levels of a sweep.
-    #[arg(long, value_enum, default_value_t = LevelOrder::Asc, help_heading = "Schedule")]
-    pub(crate) level_order: LevelOrder,
+    #[arg(long, value_enum, default_value_t = LevelOrderValue::Asc, help_heading = "Schedule")]
+    pub(crate) level_order: LevelOrderValue,
 
     /// Seed for data, random order and workload randomness (default: random, recorded).
     #[arg(long, help_heading = "Schedule")]

@@ -45,11 +45,10 @@ pub(crate) fn load(path: &std::path::Path) -> anyhow::Result<(Plan, ResultsFile)
 /// Refuses sides whose profiles changed since the run started: the same target,
 /// client settings and hooks, compared as they are saved (passwords are not).
 fn check_same_sides(saved: &[SidePlan; 2], now: &[SidePlan; 2]) -> anyhow::Result<()> {
-    let as_saved = |side: &SidePlan| serde_json::to_value(side).unwrap_or_default();
     let changed: Vec<String> = saved
         .iter()
         .zip(now)
-        .filter(|(before, after)| as_saved(before) != as_saved(after))
+        .filter(|(before, after)| before != after)
         .map(|(before, _)| format!("{} profile {}", before.side, before.profile.display()))
         .collect();
     if changed.is_empty() {

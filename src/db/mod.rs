@@ -43,7 +43,7 @@ impl std::fmt::Display for Endpoint {
 }
 
 /// Client-side settings applied to every connection of a side.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ClientSpec {
     /// TLS mode.
     pub(crate) tls: TlsMode,

@@ -21,10 +21,10 @@ use crate::stats::sequential::{Design, Until};
 /// itself would reject refused.
 pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec> {
     let mut spec = WorkloadSpec {
-        name: args.workload,
+        name: args.workload.into(),
         tables: args.tables,
         table_size: args.table_size,
-        prepare: args.prepare,
+        prepare: args.prepare.into(),
         range_size: args.range_size,
         point_selects: args.point_selects,
         simple_ranges: args.simple_ranges,
@@ -43,9 +43,9 @@ pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec>
         random_points: args.random_points,
         number_of_ranges: args.number_of_ranges,
         delta: args.delta,
-        ps_mode: args.ps_mode,
+        ps_mode: args.ps_mode.into(),
         rand: RandSpec {
-            kind: args.rand_type,
+            kind: args.rand_type.into(),
             spec_iter: args.rand_spec_iter,
             spec_pct: args.rand_spec_pct,
             spec_res: args.rand_spec_res,
@@ -139,12 +139,12 @@ pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions>
         rate: args.rate,
         ignore_errors: args.ignore_errors.clone(),
         query_timeout: Some(args.query_timeout).filter(|d| !d.is_zero()),
-        on_server_loss: args.on_server_loss,
+        on_server_loss: args.on_server_loss.into(),
         report_interval: args.report_interval,
-        client_sched: args.client_sched,
+        client_sched: args.client_sched.into(),
         freeze_idle: args.freeze_idle,
         check_results: args.check_results,
-        connections: args.connections,
+        connections: args.connections.into(),
         cpus: None,
     })
 }
@@ -202,14 +202,14 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
         }
     }
     Ok(Schedule {
-        levels: Schedule::order_levels(levels, args.level_order, seed),
+        levels: Schedule::order_levels(levels, args.level_order.into(), seed),
         rounds: args.rounds,
         round_time: args.round_time,
         warmup: args.warmup,
         rewarm: Some(args.rewarm),
         pause: args.pause,
-        order: args.order,
-        level_order: args.level_order,
+        order: args.order.into(),
+        level_order: args.level_order.into(),
         instances: args.instances,
         swap: args.swap,
     })

@@ -34,7 +34,7 @@ mod split;
 pub(crate) use side::{external_server, resolve_side};
 
 /// Everything needed to run an experiment, resolved and validated.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Plan {
     /// Baseline and variant, in that order.
     pub(crate) sides: [SidePlan; 2],
@@ -79,7 +79,7 @@ pub(crate) struct Sequential {
 }
 
 /// The files a run writes.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Outputs {
     /// Results JSON, rewritten after every round.
     pub(crate) json: Option<PathBuf>,
@@ -110,7 +110,7 @@ impl Outputs {
 }
 
 /// How the client drives the servers, the same for both sides.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ClientOptions {
     /// Open-loop arrival rate (events per second), if any.
     pub(crate) rate: Option<f64>,
@@ -180,6 +180,72 @@ pub(crate) struct SidePlan {
     pub(crate) password_file: Option<PathBuf>,
 }
 
+/// Two sides are equal when a run could not tell them apart: the profile's password file
+/// is where a secret comes from, not part of the side (and is never saved).
+impl PartialEq for SidePlan {
+    fn eq(&self, other: &SidePlan) -> bool {
+        let SidePlan {
+            side,
+            name,
+            profile,
+            target,
+            client,
+            hooks,
+            cpus,
+            password_file: _,
+        } = self;
+        (side, name, profile, target, client, hooks, cpus)
+            == (
+                &other.side,
+                &other.name,
+                &other.profile,
+                &other.target,
+                &other.client,
+                &other.hooks,
+                &other.cpus,
+            )
+    }
+}
+
+impl PartialEq for TargetSpec {
+    fn eq(&self, other: &TargetSpec) -> bool {
+        match (self, other) {
+            (
+                TargetSpec::Managed {
+                    binary,
+                    options,
+                    redirects,
+                    defaults_file,
+                },
+                TargetSpec::Managed {
+                    binary: binary_b,
+                    options: options_b,
+                    redirects: redirects_b,
+                    defaults_file: defaults_file_b,
+                },
+            ) => {
+                (binary, options, redirects, defaults_file)
+                    == (binary_b, options_b, redirects_b, defaults_file_b)
+            }
+            (
+                TargetSpec::External {
+                    endpoint,
+                    user,
+                    password: _,
+                    database,
+                },
+                TargetSpec::External {
+                    endpoint: endpoint_b,
+                    user: user_b,
+                    password: _,
+                    database: database_b,
+                },
+            ) => (endpoint, user, database) == (endpoint_b, user_b, database_b),
+            _ => false,
+        }
+    }
+}
+
 impl SidePlan {
     /// How its managed server is started, for `max_threads` client connections; `None`
     /// for an external server.
@@ -207,7 +273,9 @@ impl SidePlan {
     }
 }
 
-/// Where a side's server comes from.
+/// Where a side's server comes from. Two targets are equal when they are the same
+/// server, set up the same: the password that reaches it is not part of that (it is never
+/// saved, so a resumed run's target has none).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub(crate) enum TargetSpec {
@@ -307,8 +375,7 @@ fn check_instances(
 /// server, set by hooks).
 pub(crate) fn one_external_server(sides: &[SidePlan; 2]) -> bool {
     let external = |s: &SidePlan| matches!(s.target, TargetSpec::External { .. });
-    let target = |s: &SidePlan| serde_json::to_value(&s.target).ok();
-    sides.iter().all(external) && target(&sides[0]) == target(&sides[1])
+    sides.iter().all(external) && sides[0].target == sides[1].target
 }
 
 /// `--swap` moves each side's settings to the other server through its hooks: that
@@ -491,10 +558,7 @@ impl Plan {
     /// hooks): an A/A run, which measures the noise, not a change.
     pub(crate) fn is_aa(&self) -> bool {
         let [a, b] = &self.sides;
-        let config = |side: &SidePlan| {
-            serde_json::to_value((&side.target, &side.client, &side.hooks)).unwrap_or_default()
-        };
-        config(a) == config(b)
+        (&a.target, &a.client, &a.hooks) == (&b.target, &b.client, &b.hooks)
     }
 
     /// Human-readable plan for `--dry-run`.

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::{LatencyMs, OpenLoop, ResultsFile, RoundRecord, RoundStatus, RunStatus, SegmentSource};
 use crate::histogram;
+use crate::plan::Plan;
 use crate::segment::Segment;
 use crate::server::facts;
 
@@ -113,7 +114,7 @@ fn check_set(files: &mut [SegmentFile]) -> Result<(), String> {
 
 /// The plan as every segment must hold it: without what may differ per segment (its
 /// index, its output files, its command line and its client CPUs).
-fn shared_plan(results: &ResultsFile) -> Value {
+fn shared_plan(results: &ResultsFile) -> Plan {
     let mut plan = results.plan.clone();
     if let Some(segment) = plan.segment.as_mut() {
         segment.index = 0;
@@ -121,20 +122,25 @@ fn shared_plan(results: &ResultsFile) -> Value {
     plan.outputs = Default::default();
     plan.command_line.clear();
     plan.client.cpus = None;
-    serde_json::to_value(&plan).unwrap_or_default()
+    plan
 }
 
 fn check_same_plan(files: &[SegmentFile]) -> Result<(), String> {
     let first = shared_plan(&files[0].results);
     for file in &files[1..] {
         let plan = shared_plan(&file.results);
-        if let Some((path, a, b)) = first_difference("plan", &first, &plan) {
-            return Err(format!(
-                "the plans differ at {path}: {a} in {}, {b} in {}; every segment must run the same \
-                 command apart from --segment and its output files",
-                files[0].file, file.file
-            ));
+        if plan == first {
+            continue;
         }
+        // The plans differ; their saved forms name where, for the message.
+        let saved = |plan: &Plan| serde_json::to_value(plan).unwrap_or_default();
+        let (path, a, b) = first_difference("plan", &saved(&first), &saved(&plan))
+            .unwrap_or_else(|| ("plan".into(), "one setting".into(), "another".into()));
+        return Err(format!(
+            "the plans differ at {path}: {a} in {}, {b} in {}; every segment must run the same \
+             command apart from --segment and its output files",
+            files[0].file, file.file
+        ));
     }
     Ok(())
 }

@@ -39,7 +39,7 @@ const INSTANCE_VARIABLES: &[&str] = &[
 ];
 
 /// What a server is and how it is configured.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ServerFacts {
     /// `SELECT VERSION()`.
     pub(crate) version: String,

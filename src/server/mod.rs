@@ -11,11 +11,10 @@ pub mod sandbox;
 pub mod tls;
 pub(crate) mod write_paths;
 
-use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
 /// What happens when a managed server dies during a round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum OnServerLoss {
     /// Mark the round failed and stop (exit 1).

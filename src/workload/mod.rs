@@ -14,12 +14,10 @@ use serde::{Deserialize, Serialize};
 use crate::exit::UsageError;
 use crate::workload::custom::CustomWorkload;
 use crate::workload::random::RandSpec;
-use clap::ValueEnum;
 
 /// The sysbench workloads abtest can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-#[value(rename_all = "snake_case")]
 pub(crate) enum WorkloadName {
     /// BEGIN, 10 point selects, 4 range selects, 2 updates, delete+insert, COMMIT.
     OltpReadWrite,
@@ -44,7 +42,6 @@ pub(crate) enum WorkloadName {
     /// Multi-row INSERTs of (id, k) into one table per thread; one row per event.
     BulkInsert,
     /// The transactions of a `--workload-file`.
-    #[value(skip)]
     Custom,
 }
 
@@ -80,7 +77,7 @@ impl WorkloadName {
 }
 
 /// How the sbtest tables are made ready before the first round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum PrepareMode {
     /// Reuse tables whose shape and row count match; create them otherwise.
@@ -92,7 +89,7 @@ pub(crate) enum PrepareMode {
 }
 
 /// Whether statements are prepared on the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum PsMode {
     /// Server-side prepared statements.

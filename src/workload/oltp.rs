@@ -505,7 +505,7 @@ mod tests {
     use super::*;
 
     fn spec(name: &str) -> WorkloadSpec {
-        let name = <WorkloadName as clap::ValueEnum>::from_str(name, false).unwrap();
+        let name: WorkloadName = serde_json::from_value(serde_json::json!(name)).unwrap();
         WorkloadSpec::sysbench(name)
     }
 

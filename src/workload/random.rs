@@ -9,7 +9,6 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use clap::ValueEnum;
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +18,7 @@ pub(crate) const C_TEMPLATE: &str = "###########-###########-###########-#######
 pub(crate) const PAD_TEMPLATE: &str = "###########-###########-###########-###########-###########";
 
 /// The distribution of row ids (`--rand-type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum RandType {
     /// Every row equally likely (abtest's default).
