@@ -5,6 +5,7 @@
 mod checks;
 pub(crate) mod merge;
 pub(crate) mod noise;
+mod schema;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -26,8 +27,7 @@ use crate::stats::verdict::Verdict;
 use crate::workload::oltp::QueryCounts;
 use noise::NoiseBudget;
 
-/// Version of the results file layout; bumped on incompatible changes.
-pub(crate) const SCHEMA_VERSION: u32 = 1;
+pub(crate) use schema::SCHEMA_VERSION;
 
 /// How a round ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -531,8 +531,10 @@ pub(crate) fn save(path: &Path, results: &ResultsFile) -> anyhow::Result<()> {
 pub(crate) fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let results: ResultsFile = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not an abtest results file", path.display()))?;
+    let not_results = || format!("{} is not an abtest results file", path.display());
+    let file: serde_json::Value = serde_json::from_str(&text).with_context(not_results)?;
+    let file = schema::migrate(file).map_err(|why| anyhow::anyhow!("{}: {why}", not_results()))?;
+    let results: ResultsFile = serde_json::from_value(file).with_context(not_results)?;
     checks::check(&results).map_err(|why| {
         anyhow::anyhow!(
             "{}: {why}; abtest reads only results files as a run wrote them",
