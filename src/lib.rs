@@ -23,6 +23,7 @@ mod placement;
 mod plan;
 pub mod profile;
 mod report;
+mod resolve;
 mod results;
 pub mod roundcsv;
 mod runner;

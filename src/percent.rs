@@ -1,8 +1,9 @@
 //! One rule for the numbers a user types. Every percentage takes `5%` or `5` (both
 //! 5 %). A bare number below 1 is refused, because `0.05` is far more often meant as
 //! 5 % than as a twentieth of a percent, and guessing wrong would move a verdict by a
-//! factor of 100. Probabilities (α, power) take `0.05` or `5%` alike. Each option then
-//! refuses values that cannot be meant, such as a TPS loss of 100 % or more.
+//! factor of 100. Probabilities (α, power) take `0.05` or `5%` alike. The range each
+//! option allows (no TPS loss of 100 % or more) is checked where the plan is resolved,
+//! `resolve/ranges.rs`.
 
 /// A percentage as a fraction: `5%` and `5` give 0.05; `0.5%` gives 0.005; a bare `0.05`
 /// is refused with the spelling that was probably meant.
@@ -47,27 +48,6 @@ pub(crate) fn parse_probability(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A fraction that must lie in the open interval (`low`, `high`), with the option's
-/// name and a typical value in the message when it does not.
-pub(crate) fn within(
-    option: &str,
-    value: f64,
-    low: f64,
-    high: f64,
-    example: &str,
-) -> Result<f64, String> {
-    if value > low && value < high {
-        Ok(value)
-    } else {
-        Err(format!(
-            "{option} {} is impossible: it must lie between {} % and {} % (exclusive), such as {example}",
-            trim_number(value * 100.0) + " %",
-            trim_number(low * 100.0),
-            trim_number(high * 100.0)
-        ))
-    }
-}
-
 /// `5` for 5.0, `0.5` for 0.5: a number without trailing zeros; a number too large or
 /// too small to read that way in scientific notation (`1e308`, `1e-300`).
 pub(crate) fn trim_number(value: f64) -> String {
@@ -105,15 +85,5 @@ mod tests {
         let error = parse_probability("90").unwrap_err();
         assert!(error.contains("90% or 0.9"), "{error}");
         assert!(parse_probability("x").is_err());
-    }
-
-    #[test]
-    fn impossible_values_name_the_option() {
-        let error = within("--max-tps-loss", 1.05, 0.0, 1.0, "5%").unwrap_err();
-        assert!(
-            error.starts_with("--max-tps-loss 105 % is impossible"),
-            "{error}"
-        );
-        assert_eq!(within("--alpha", 0.05, 0.0, 0.5, "0.05"), Ok(0.05));
     }
 }

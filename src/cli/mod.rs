@@ -1,5 +1,5 @@
 //! Raw command-line flags, exactly as the user typed them. Nothing here is validated
-//! beyond its type: `plan/args.rs` turns these flags and the two profiles into a resolved
+//! beyond its type: `resolve/` turns these flags and the two profiles into a resolved
 //! plan, so the rules live in one place and tests can build plans
 //! without a command line.
 
@@ -126,7 +126,7 @@ pub(crate) struct CaptureArgs {
     pub(crate) top: Option<u32>,
 
     /// Keep the most executed fingerprints until they make up this share of executions.
-    #[arg(long, value_name = "PCT", value_parser = coverage)]
+    #[arg(long, value_name = "PCT", value_parser = percent::parse_percent)]
     pub(crate) coverage: Option<f64>,
 
     /// Replace captured string literals with made-up ones of the same length and
@@ -367,11 +367,11 @@ pub(crate) struct ClientArgs {
 pub(crate) struct AnalysisArgs {
     /// Significance level, 0.05 or 5%; intervals are 1 - alpha, verdicts use 1 - 2 alpha
     /// [default: 0.05, or the saved run's].
-    #[arg(long, value_parser = alpha, help_heading = "Analysis")]
+    #[arg(long, value_parser = percent::parse_probability, help_heading = "Analysis")]
     pub(crate) alpha: Option<f64>,
 
     /// Largest acceptable TPS loss, such as 5%; enables a GO / NO-GO / INCONCLUSIVE verdict.
-    #[arg(long, value_name = "PCT", value_parser = tps_loss, help_heading = "Analysis")]
+    #[arg(long, value_name = "PCT", value_parser = percent::parse_percent, help_heading = "Analysis")]
     pub(crate) max_tps_loss: Option<f64>,
 
     /// Largest acceptable latency inflation: 10% for every compared latency metric, or per
@@ -385,7 +385,7 @@ pub(crate) struct AnalysisArgs {
     pub(crate) max_latency_inflation: Vec<String>,
 
     /// Largest acceptable error rate of the variant, in % of attempted transactions.
-    #[arg(long, value_name = "PCT", value_parser = error_rate, help_heading = "Analysis")]
+    #[arg(long, value_name = "PCT", value_parser = percent::parse_percent, help_heading = "Analysis")]
     pub(crate) max_error_rate: Option<f64>,
 
     /// Latency percentiles to compare, besides the mean [default: 95,99, or the saved run's].
@@ -421,7 +421,7 @@ pub(crate) struct AnalyzeArgs {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct PlanRoundsArgs {
     /// Coefficient of variation of per-round TPS, such as 3%.
-    #[arg(long, value_parser = cv, required_unless_present = "pilot", conflicts_with = "pilot")]
+    #[arg(long, value_parser = percent::parse_percent, required_unless_present = "pilot", conflicts_with = "pilot")]
     pub(crate) cv: Option<f64>,
 
     /// Take the CV from a pilot run: an abtest results JSON or a rounds CSV.
@@ -430,7 +430,7 @@ pub(crate) struct PlanRoundsArgs {
 
     /// Distance to decide: between the true change and the tolerance for a verdict, or
     /// the change itself to find it significant, such as 2%.
-    #[arg(long, value_parser = effect)]
+    #[arg(long, value_parser = percent::parse_percent)]
     pub(crate) effect: f64,
 
     /// Measured time of one round, for the wall-clock estimate.
@@ -447,11 +447,11 @@ pub(crate) struct PlanRoundsArgs {
     pub(crate) levels: u32,
 
     /// Significance level, 0.05 or 5%.
-    #[arg(long, default_value = "0.05", value_parser = alpha)]
+    #[arg(long, default_value = "0.05", value_parser = percent::parse_probability)]
     pub(crate) alpha: f64,
 
     /// Power, the chance of detecting the effect when it is there: 0.8 or 80%.
-    #[arg(long, default_value = "80%", value_parser = power)]
+    #[arg(long, default_value = "80%", value_parser = percent::parse_probability)]
     pub(crate) power: f64,
 }
 
@@ -723,16 +723,7 @@ pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
 fn parse_until(text: &str) -> Result<Until, String> {
     match text.trim().split_once('=') {
         None if text.trim() == "decided" => Ok(Until::Decided),
-        Some(("precision", value)) => {
-            let fraction = percent::within(
-                "--until precision",
-                percent::parse_percent(value)?,
-                0.0,
-                1.0,
-                "2%",
-            )?;
-            Ok(Until::Precision(100.0 * fraction))
-        }
+        Some(("precision", value)) => Ok(Until::Precision(100.0 * percent::parse_percent(value)?)),
         _ => Err(format!(
             "`{text}` is not a stopping rule; write decided or precision=2%"
         )),
@@ -746,71 +737,4 @@ pub(crate) fn parse_switch(text: &str) -> Result<bool, String> {
         "off" | "false" | "no" | "0" => Ok(false),
         _ => Err(format!("`{text}` is not on or off")),
     }
-}
-
-/// `--max-tps-loss`: a percentage above 0 and below 100 %.
-fn tps_loss(text: &str) -> Result<f64, String> {
-    percent::within(
-        "--max-tps-loss",
-        percent::parse_percent(text)?,
-        0.0,
-        1.0,
-        "5%",
-    )
-}
-
-/// `--max-error-rate`: a percentage from 0 to 100 %.
-fn error_rate(text: &str) -> Result<f64, String> {
-    let value = percent::parse_percent(text)?;
-    if value <= 1.0 {
-        Ok(value)
-    } else {
-        Err(format!(
-            "--max-error-rate {text} is impossible: a share of transactions is at most 100%"
-        ))
-    }
-}
-
-/// `--alpha`: a probability above 0 and below 0.5.
-fn alpha(text: &str) -> Result<f64, String> {
-    percent::within(
-        "--alpha",
-        percent::parse_probability(text)?,
-        0.0,
-        0.5,
-        "0.05",
-    )
-}
-
-/// `--power`: a probability above 0.5 and below 1.
-fn power(text: &str) -> Result<f64, String> {
-    percent::within(
-        "--power",
-        percent::parse_probability(text)?,
-        0.5,
-        1.0,
-        "80%",
-    )
-}
-
-/// `--coverage`: a share of executions above 0 and up to 100 %.
-fn coverage(text: &str) -> Result<f64, String> {
-    let value = percent::parse_percent(text)?;
-    if value > 0.0 && value <= 1.0 {
-        Ok(value)
-    } else {
-        Err(format!(
-            "--coverage {text} must be a share of executions above 0 and up to 100 %, such as 95%"
-        ))
-    }
-}
-
-/// `--cv`: a percentage above 0.
-fn cv(text: &str) -> Result<f64, String> {
-    percent::within("--cv", percent::parse_percent(text)?, 0.0, 10.0, "3%")
-}
-
-/// `--effect`: a percentage above 0 and below 100 %.
-fn effect(text: &str) -> Result<f64, String> {
-    percent::within("--effect", percent::parse_percent(text)?, 0.0, 1.0, "2%")
 }

@@ -20,13 +20,14 @@ pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     if is_json(&args.file)? {
         let mut results = load_results(&args.file)?;
         let saved = results.analysis.clone().unwrap_or_default();
-        let options = crate::plan::args::analysis_options(&args.analysis, &saved)?;
+        let options = crate::resolve::args::analysis_options(&args.analysis, &saved)?;
         results.analyze(&options);
         let view = ReportView::of_results(&results);
         crate::report::stdout::print(&render(&view, args.format)?);
         return super::gate::finish(&view, &args.gate, &args.file);
     }
-    let options = crate::plan::args::analysis_options(&args.analysis, &AnalysisOptions::default())?;
+    let options =
+        crate::resolve::args::analysis_options(&args.analysis, &AnalysisOptions::default())?;
     {
         let samples = roundcsv::read(&args.file)?;
         refuse_absent_tolerance_metrics(&samples, &options, &args.file)?;

@@ -7,7 +7,6 @@ use clap::Parser as _;
 
 use crate::cli::{CalibrateArgs, Cli};
 use crate::exit::{self, UsageError};
-use crate::plan::Plan;
 use crate::results::ResultsFile;
 use crate::runner;
 use crate::stats::metric::Metric;
@@ -27,7 +26,7 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
     words.extend(args.run_options.iter().cloned());
     let cli = Cli::try_parse_from(&words)
         .map_err(|e| UsageError::err(format!("calibrate: the run options: {e}")))?;
-    let plan = Plan::resolve(&cli.run, words.join(" "))?;
+    let plan = crate::resolve::plan(&cli.run, words.join(" "))?;
     for warning in &plan.warnings {
         eprintln!("abtest: warning: {warning}");
     }

@@ -9,6 +9,7 @@ use crate::exit::{self, UsageError};
 
 /// Captures, then writes the file (or prints it).
 pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
+    crate::resolve::ranges::check_given("--coverage", args.coverage)?;
     let options = CaptureOptions {
         keep: match (args.top, args.coverage) {
             (Some(n), _) => Keep::Top(n as usize),
@@ -32,7 +33,7 @@ pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
 
 /// Reads the digest table of the external server in `profile`.
 fn from_digest(profile: &std::path::Path, options: CaptureOptions) -> anyhow::Result<String> {
-    let server = crate::plan::external_server(
+    let server = crate::resolve::external_server(
         profile,
         "--digest reads a running server's performance_schema; give a profile with [connection]",
     )?;

@@ -10,7 +10,7 @@ use crate::workload::schema;
 
 /// Drops abtest's tables and lists the ones it kept.
 pub(crate) fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
-    let server = crate::plan::external_server(
+    let server = crate::resolve::external_server(
         &args.profile,
         "a [server] profile starts a managed server, which is thrown away after every run: there is nothing to clean up",
     )?;

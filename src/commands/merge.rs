@@ -17,7 +17,7 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
         junit: args.junit.clone(),
     };
     // The segments are the inputs: no output may replace one, nor another output.
-    crate::plan::outputs::check(&outputs, &args.files)?;
+    crate::resolve::outputs::check(&outputs, &args.files)?;
     for path in outputs.paths() {
         results::check_writable(path)?;
     }
@@ -36,6 +36,10 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
     let mut merged =
         results::merge::merge(files).map_err(|why| UsageError::err(format!("merge: {why}")))?;
     merged.plan.outputs = outputs;
+    merged
+        .plan
+        .validate()
+        .map_err(|e| UsageError::err(format!("merge: {e:#}")))?;
     let options = merged.plan.analysis.clone();
     merged.analyze(&options);
     report::files::write_final(&merged.plan.outputs, &merged)?;

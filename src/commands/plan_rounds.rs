@@ -31,6 +31,7 @@ struct Basis {
 /// Prints the rounds (or instances) per side needed, their wall-clock time, and what
 /// smaller runs could detect.
 pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
+    crate::resolve::ranges::check_plan_rounds(args)?;
     let basis = match (&args.pilot, args.cv) {
         (Some(pilot), _) => {
             let (basis, source) = pilot_basis(pilot)?;

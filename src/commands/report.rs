@@ -13,8 +13,10 @@ pub(crate) fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
     super::gate::check_outputs(&args.gate, &args.file, args.output.as_deref())?;
     let mut results = results::load(&args.file).map_err(|e| UsageError::err(format!("{e:#}")))?;
     let options = match &results.analysis {
-        Some(saved) => crate::plan::args::analysis_options(&args.analysis, saved)?,
-        None => crate::plan::args::analysis_options(&args.analysis, &AnalysisOptions::default())?,
+        Some(saved) => crate::resolve::args::analysis_options(&args.analysis, saved)?,
+        None => {
+            crate::resolve::args::analysis_options(&args.analysis, &AnalysisOptions::default())?
+        }
     };
     results.analyze(&options);
     let view = ReportView::of_results(&results);

@@ -6,8 +6,9 @@
 //! measured against a different configuration cannot be compared.
 
 use crate::exit::UsageError;
-use crate::plan::{Plan, SidePlan, resolve_side};
+use crate::plan::{Plan, SidePlan};
 use crate::profile::Side;
+use crate::resolve::resolve_side;
 use crate::results::{self, ResultsFile, RunStatus};
 
 /// The plan to resume and the results so far.
@@ -37,6 +38,8 @@ pub(crate) fn load(path: &std::path::Path) -> anyhow::Result<(Plan, ResultsFile)
     let sides = [baseline?, variant?];
     check_same_sides(&plan.sides, &sides)?;
     plan.sides = sides;
+    plan.validate()
+        .map_err(|e| UsageError::err(format!("--resume: {}: {e:#}", path.display())))?;
     plan.warnings = warnings;
     plan.outputs.json = Some(path.to_path_buf());
     Ok((plan, previous))

@@ -2,7 +2,6 @@
 
 use crate::cli::RunArgs;
 use crate::exit;
-use crate::plan::Plan;
 use crate::report::{self, ReportView};
 use crate::results;
 use crate::runner;
@@ -14,7 +13,7 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
             let (plan, previous) = super::resume::load(path)?;
             (plan, Some(previous))
         }
-        None => (Plan::resolve(args, command_line)?, None),
+        None => (crate::resolve::plan(args, command_line)?, None),
     };
     for warning in &plan.warnings {
         eprintln!("abtest: warning: {warning}");

@@ -14,7 +14,7 @@ use crate::workload::custom::CustomWorkload;
 use crate::workload::random::RandSpec;
 use crate::workload::{WorkloadName, WorkloadSpec};
 
-use super::{ClientOptions, Sequential};
+use crate::plan::{ClientOptions, MAX_ROUND_PART, MAX_ROUNDS, MAX_THREADS, Sequential};
 use crate::stats::sequential::{Design, Until};
 
 /// The workload of the flags, with the workload file read and the settings sysbench
@@ -70,12 +70,9 @@ pub(crate) fn analysis_options(
     args: &AnalysisArgs,
     base: &AnalysisOptions,
 ) -> anyhow::Result<AnalysisOptions> {
-    let alpha = args.alpha.unwrap_or(base.alpha);
-    if !(alpha > 0.0 && alpha < 0.5) {
-        return Err(UsageError::err(format!(
-            "--alpha {alpha} is out of range; use a value between 0 and 0.5, such as 0.05"
-        )));
-    }
+    let alpha = super::ranges::check("--alpha", args.alpha.unwrap_or(base.alpha))?;
+    super::ranges::check_given("--max-tps-loss", args.max_tps_loss)?;
+    super::ranges::check_given("--max-error-rate", args.max_error_rate)?;
     let percentiles = args.percentiles.clone().unwrap_or(base.percentiles.clone());
     if let Some(bad) = percentiles
         .iter()
@@ -215,15 +212,6 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
     })
 }
 
-/// The most client threads in one level: MariaDB's max_connections stops at 100 000.
-const MAX_THREADS: u32 = 100_000;
-
-/// The most rounds per side abtest plans; the plan and the results grow with them.
-const MAX_ROUNDS: u32 = 100_000;
-
-/// The longest measured period, warm-up, re-warm or pause of a round.
-const MAX_ROUND_PART: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
-
 /// The longest `--max-time` budget.
 const MAX_BUDGET: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
 
@@ -274,6 +262,9 @@ pub(crate) fn budget(
     let Some(until) = args.until else {
         return Ok(None);
     };
+    if let Until::Precision(half_width) = until {
+        super::ranges::check("--until precision", half_width / 100.0)?;
+    }
     if schedule.levels.len() > 1 {
         return Err(UsageError::err(
             "--until looks at one thread level: give one --threads value",

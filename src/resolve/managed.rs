@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::TargetSpec;
 use super::side::{is_identifier, relative_to_profile};
+use crate::plan::TargetSpec;
 use crate::profile::{self, LoadedProfile};
 use crate::server::defaults_file::{DefaultsFile, FileOption, Treatment};
 use crate::server::options::option_root;

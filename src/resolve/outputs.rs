@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Outputs, Plan, TargetSpec};
 use crate::exit::UsageError;
 use crate::paths::same_file;
+use crate::plan::{Outputs, Plan, TargetSpec};
 
 /// The flag that names each output, for the messages.
 fn named(outputs: &Outputs) -> Vec<(&'static str, &Path)> {

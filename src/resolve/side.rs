@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::{SidePlan, TargetSpec};
 use crate::db::set_statement::SetEffect;
 use crate::db::{ClientSpec, ConnectSpec, Endpoint};
 use crate::exit::UsageError;
+use crate::plan::{SidePlan, TargetSpec};
 use crate::profile::{self, LoadedProfile, Side, TlsMode};
 use crate::secret::Secret;
 use crate::server::write_paths;

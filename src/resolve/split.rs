@@ -9,7 +9,7 @@ use crate::cli::SegmentArgs;
 use crate::exit::UsageError;
 use crate::segment::{DEFAULT_GUARD, Segment};
 
-use super::{Plan, TargetSpec};
+use crate::plan::{Plan, TargetSpec};
 
 /// The segment of `args`, its start time normalised, or none.
 pub(super) fn segment(args: &SegmentArgs) -> anyhow::Result<Option<Segment>> {

@@ -3,29 +3,23 @@
 //! without a server.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::path::PathBuf;
 use std::time::Duration;
 
 use super::{run_rounds, run_rounds_with};
-use crate::analysis::AnalysisOptions;
-use crate::db::{ClientSpec, Endpoint, errors::IgnoreErrors};
 use crate::exit::Interrupted;
-use crate::plan::{ClientOptions, Outputs, Plan, Sequential, SidePlan, TargetSpec};
-use crate::profile::{Hooks, Side};
+use crate::plan::{Plan, Sequential};
+use crate::profile::Side;
 use crate::results::{LatencyMs, ResultsFile, RoundRecord, RoundStatus};
 use crate::runner::backend::{Backend, HookPoint};
 use crate::runner::experiment::{new_results, resumed};
 use crate::runner::looks::final_analysis;
 use crate::runner::progress::Progress;
-use crate::schedule::Connections;
-use crate::schedule::{LevelOrder, RoundOrder, Schedule, Slot};
+use crate::schedule::Slot;
 use crate::server::OnServerLoss;
 use crate::stats::compare::Unit;
 use crate::stats::metric::Metric;
 use crate::stats::sequential::{Design, Until};
 use crate::stats::verdict::Verdict;
-use crate::thread_policy::ClientSched;
-use crate::workload::{WorkloadName, WorkloadSpec};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 /// What the scripted backend does with one attempt at a round.
@@ -160,60 +154,9 @@ fn record(slot: Slot, status: RoundStatus, reason: Option<&str>) -> RoundRecord 
 /// A plan of `rounds` rounds per side at `levels`, in ABBA order, against two external
 /// servers nobody connects to.
 fn plan(rounds: u32, levels: &[u32], on_server_loss: OnServerLoss) -> Plan {
-    let side = |side: Side| SidePlan {
-        side,
-        name: side.to_string(),
-        profile: PathBuf::from(format!("{side}.toml")),
-        target: TargetSpec::External {
-            endpoint: Endpoint::Tcp {
-                host: "127.0.0.1".into(),
-                port: 1,
-            },
-            user: "nobody".into(),
-            password: None,
-            database: "sbtest".into(),
-        },
-        client: ClientSpec::default(),
-        hooks: Hooks::default(),
-        cpus: None,
-        password_file: None,
-    };
-    Plan {
-        sides: [side(Side::Baseline), side(Side::Variant)],
-        workload: WorkloadSpec::sysbench(WorkloadName::OltpPointSelect),
-        schedule: Schedule {
-            levels: levels.to_vec(),
-            rounds,
-            round_time: Duration::from_secs(1),
-            warmup: Duration::ZERO,
-            rewarm: None,
-            pause: Duration::ZERO,
-            order: RoundOrder::Abba,
-            level_order: LevelOrder::Asc,
-            instances: 1,
-            swap: false,
-        },
-        client: ClientOptions {
-            rate: None,
-            ignore_errors: IgnoreErrors::default(),
-            on_server_loss,
-            query_timeout: None,
-            report_interval: None,
-            client_sched: ClientSched::Batch,
-            freeze_idle: false,
-            connections: Connections::Persistent,
-            cpus: None,
-            check_results: 0,
-        },
-        analysis: AnalysisOptions::default(),
-        seed: 1,
-        outputs: Outputs::default(),
-        allow_foreign_tables: false,
-        sequential: None,
-        segment: None,
-        command_line: String::new(),
-        warnings: Vec::new(),
-    }
+    let mut plan = crate::plan::example::external(rounds, levels);
+    plan.client.on_server_loss = on_server_loss;
+    plan
 }
 
 /// Runs the loop; returns the outcome, the results and how many rounds each save held.

@@ -470,7 +470,7 @@ fn every_percentage_and_probability_has_one_meaning() {
         ),
         (
             &["analyze", CSV, "--max-error-rate", "150"][..],
-            "at most 100%",
+            "150 % is impossible",
         ),
         (&["analyze", CSV, "--alpha", "5"][..], "write 5% or 0.05"),
         (&["analyze", CSV, "--alpha", "0.6"][..], "impossible"),

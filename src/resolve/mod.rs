@@ -1,0 +1,131 @@
+//! From what the user typed to the plan: the flags (`args`), both profiles (`side`,
+//! `managed`), a split run's segment (`split`) and the output paths (`outputs`). This is
+//! the only layer that reads flags; everything below it sees the typed `Plan` alone, so
+//! a flag can be renamed without touching the code that runs, and tests build plans
+//! without a command line.
+
+use std::path::{Path, PathBuf};
+
+use crate::analysis::AnalysisOptions;
+use crate::cli::RunArgs;
+use crate::exit::UsageError;
+use crate::placement::Placement;
+use crate::plan::{ClientOptions, Outputs, Plan, SidePlan, TargetSpec};
+use crate::profile::Side;
+use crate::schedule::Connections;
+
+pub(crate) mod args;
+mod managed;
+pub(crate) mod outputs;
+pub(crate) mod ranges;
+mod side;
+mod split;
+
+pub(crate) use side::{external_server, resolve_side};
+
+/// Resolves the command line and both profiles into a plan, or a usage error.
+pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
+    let seed = cli.schedule.seed.unwrap_or_else(crate::secret::random_u64);
+    let mut schedule = args::schedule(&cli.schedule, &cli.workload.threads, seed)?;
+    let workload = args::workload_spec(&cli.workload)?;
+    let analysis = args::analysis_options(&cli.analysis, &AnalysisOptions::default())?;
+    let mut warnings = Vec::new();
+    let baseline = resolve_side(
+        required(&cli.baseline, "--baseline")?,
+        Side::Baseline,
+        &mut warnings,
+    )?;
+    let variant = resolve_side(
+        required(&cli.variant, "--variant")?,
+        Side::Variant,
+        &mut warnings,
+    )?;
+    let mut sides = [baseline, variant];
+    let mut client = args::client_options(&cli.client)?;
+    if let Some(placement) = &cli.client.cpus {
+        place(placement, &mut sides, &mut client)?;
+    }
+    connections_per_round_with_round_hooks(&sides, &mut client, &mut warnings);
+    if client.connections == Connections::PerRound {
+        schedule.rewarm = None;
+    }
+    let sequential = args::budget(&cli.schedule, &mut schedule, &analysis)?;
+    let plan = Plan {
+        sides,
+        workload,
+        schedule,
+        allow_foreign_tables: cli.workload.allow_foreign_tables,
+        allow_writes: cli.workload.allow_writes,
+        client,
+        analysis,
+        seed,
+        sequential,
+        outputs: Outputs {
+            json: cli.json.clone(),
+            markdown: cli.markdown.clone(),
+            html: cli.html.clone(),
+            csv: cli.csv.clone(),
+            junit: cli.junit.clone(),
+        },
+        segment: split::segment(&cli.segment)?,
+        command_line,
+        warnings,
+    };
+    plan.validate()?;
+    split::check(&plan, cli.schedule.seed.is_some())?;
+    outputs::check(
+        &plan.outputs,
+        &outputs::inputs(&plan, cli.workload.workload_file.as_deref()),
+    )?;
+    Ok(plan)
+}
+
+/// A SET GLOBAL of a session variable in a `before_round` or `after_round` hook reaches
+/// only sessions opened after it, so a run with round hooks opens its connections for
+/// every round.
+fn connections_per_round_with_round_hooks(
+    sides: &[SidePlan; 2],
+    client: &mut ClientOptions,
+    warnings: &mut Vec<String>,
+) {
+    let round_hooks =
+        |s: &SidePlan| !s.hooks.before_round.is_empty() || !s.hooks.after_round.is_empty();
+    if client.connections == Connections::Persistent && sides.iter().any(round_hooks) {
+        client.connections = Connections::PerRound;
+        warnings.push(
+            "a profile has before_round/after_round hooks: connections are opened for every round \
+             (as with --connections per-round), so each session sees what the hooks set"
+                .to_string(),
+        );
+    }
+}
+
+/// Puts `--cpus` into the plan: the client's list and each managed server's. A list for
+/// an external server, or a CPU this host does not offer, is refused.
+fn place(
+    placement: &Placement,
+    sides: &mut [SidePlan; 2],
+    client: &mut ClientOptions,
+) -> anyhow::Result<()> {
+    placement
+        .check_available()
+        .map_err(|e| UsageError::err(format!("--cpus {e}")))?;
+    for side in sides.iter_mut() {
+        let cpus = placement.server(side.side).cloned();
+        if cpus.is_some() && matches!(side.target, TargetSpec::External { .. }) {
+            return Err(UsageError::err(format!(
+                "--cpus {}=: the {} side is an external server ([connection]); abtest can place \
+                 only the servers it starts. Pin it where it runs (taskset, systemd CPUAffinity=)",
+                side.side, side.side
+            )));
+        }
+        side.cpus = cpus;
+    }
+    client.cpus = placement.client.clone();
+    Ok(())
+}
+
+fn required<'a>(path: &'a Option<PathBuf>, flag: &str) -> anyhow::Result<&'a Path> {
+    path.as_deref()
+        .ok_or_else(|| UsageError::err(format!("{flag} FILE is required")))
+}
