@@ -29,10 +29,10 @@ pub(crate) fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
 pub(crate) fn render(view: &ReportView<'_>, format: ReportFormat) -> anyhow::Result<String> {
     Ok(match format {
         ReportFormat::Table => report::table::render(view),
-        ReportFormat::Markdown => report::markdown::render(view),
+        ReportFormat::Markdown => report::markdown::render(view)?,
         ReportFormat::Html => report::html::render(view)?,
-        ReportFormat::Jira => report::jira::render(view),
-        ReportFormat::Json => report::json::render(view),
+        ReportFormat::Jira => report::jira::render(view)?,
+        ReportFormat::Json => report::json::render(view)?,
         ReportFormat::Csv => report::csv::render(rounds_of(view)?)?,
     })
 }

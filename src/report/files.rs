@@ -22,7 +22,7 @@ pub(crate) fn write_final(outputs: &Outputs, results: &ResultsFile) -> anyhow::R
     write_progress(outputs, results)?;
     let view = ReportView::of_results(results);
     if let Some(path) = &outputs.markdown {
-        write_atomic(path, markdown::render(&view).as_bytes())?;
+        write_atomic(path, markdown::render(&view)?.as_bytes())?;
     }
     if let Some(path) = &outputs.html {
         write_atomic(path, html::render(&view)?.as_bytes())?;

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::ReportView;
 
 /// Renders the comparisons, verdict, unchecked tolerances and warnings as pretty JSON.
-pub(crate) fn render(view: &ReportView<'_>) -> String {
+pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
     let value = json!({
         "baseline": view.names[0],
         "variant": view.names[1],
@@ -16,5 +16,5 @@ pub(crate) fn render(view: &ReportView<'_>) -> String {
         "unchecked_tolerances": view.unchecked,
         "warnings": view.warnings,
     });
-    serde_json::to_string_pretty(&value).unwrap_or_default() + "\n"
+    Ok(serde_json::to_string_pretty(&value)? + "\n")
 }

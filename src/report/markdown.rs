@@ -9,8 +9,8 @@ use super::document::{self, Markup, Table};
 use crate::stats::verdict::Verdict;
 
 /// Renders the Markdown report.
-pub(crate) fn render(view: &ReportView<'_>) -> String {
-    document::render(view, &mut Markdown::default()).unwrap_or_default()
+pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
+    document::render(view, &mut Markdown::default())
 }
 
 #[derive(Default)]
