@@ -186,8 +186,24 @@ pub(crate) struct RoundRecord {
     /// window the measured period began, in ms (`--segment`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) start_offset_ms: Option<f64>,
+    /// Whether the client threads ran under the planned scheduling policy and CPUs;
+    /// absent when the plan asked for neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) client_threads: Option<ThreadSetup>,
     /// The merged latency histogram (µs), HdrHistogram V2 deflate, base64.
     pub(crate) histogram: String,
+}
+
+/// Whether the OS applied what the plan asked of the client threads (`--client-sched`,
+/// `--cpus client=`): a refusal costs only the optimisation, but the results must not
+/// claim a placement the rounds did not have.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ThreadSetup {
+    /// Whether every thread runs as planned.
+    pub(crate) applied: bool,
+    /// The first OS error, when one did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) error: Option<String>,
 }
 
 impl RoundRecord {

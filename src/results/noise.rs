@@ -350,6 +350,7 @@ mod tests {
             instance: None,
             swapped: false,
             open_loop: None,
+            client_threads: None,
             histogram: String::new(),
         }
     }

@@ -180,6 +180,13 @@ impl<'a> Servers<'a> {
             plan.client.cpus.as_ref(),
         )
         .map_err(|e| anyhow::anyhow!("{}: {e}", slot.side))?;
+        if let Some(error) = pool.setup().and_then(|s| s.error.as_deref()) {
+            eprintln!(
+                "abtest: warning: {}: the client threads at {threads} threads do not run as \
+                 planned ({error}); the rounds go on, and the results record it per round",
+                slot.side
+            );
+        }
         Ok(SidePool {
             level: slot.threads,
             pool,
@@ -256,6 +263,7 @@ impl Backend for Servers<'_> {
             keep,
         );
         drop(frozen);
+        record.client_threads = side_pool.pool.setup().cloned();
         self.pools[slot.side as usize] = Some(side_pool);
         record.other_server_cpu_pct = cpu::spent(before, other_cpu())
             .map(|spent| 100.0 * spent.as_secs_f64() / started.elapsed().as_secs_f64().max(1e-9));

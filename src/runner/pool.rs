@@ -19,6 +19,7 @@ use super::worker::{self, Session, WorkerSetup, WorkerStats};
 use crate::db::ConnectSpec;
 use crate::db::errors::IgnoreErrors;
 use crate::placement::CpuList;
+use crate::results::ThreadSetup;
 use crate::thread_policy::{self, ClientSched};
 use crate::workload::WorkloadSpec;
 use crate::workload::oltp::SessionContext;
@@ -60,6 +61,7 @@ pub(crate) struct WorkerPool {
     jobs: Vec<Sender<Job>>,
     handles: Vec<JoinHandle<()>>,
     with_session: Vec<bool>,
+    setup: Option<ThreadSetup>,
 }
 
 impl WorkerPool {
@@ -73,27 +75,38 @@ impl WorkerPool {
             jobs: Vec::with_capacity(threads),
             handles: Vec::with_capacity(threads),
             with_session: vec![false; threads],
+            setup: None,
         };
+        let (report, reports) = mpsc::channel::<Option<String>>();
         for id in 0..threads {
             let (send, receive) = mpsc::channel::<Job>();
             let cpus = cpus.cloned();
+            let report = report.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("worker-{id}"))
                 .stack_size(WORKER_STACK)
                 .spawn(move || {
-                    // Best effort: a kernel that refuses only loses the optimisation.
-                    let _ = thread_policy::apply_to_current_thread(policy);
-                    // The CPUs were checked when the plan was made.
-                    if let Some(cpus) = cpus {
-                        let _ = cpus.apply_to_current_thread();
-                    }
+                    let _ = report.send(place_current_thread(policy, cpus.as_ref()));
                     serve(receive);
                 })
                 .map_err(|e| format!("cannot start worker thread {id}: {e}"))?;
             pool.jobs.push(send);
             pool.handles.push(handle);
         }
+        drop(report);
+        let asked = policy != ClientSched::Normal || cpus.is_some();
+        let first_error = reports.iter().take(threads).flatten().next();
+        pool.setup = asked.then(|| ThreadSetup {
+            applied: first_error.is_none(),
+            error: first_error,
+        });
         Ok(pool)
+    }
+
+    /// Whether the threads run under the planned policy and CPUs; `None` when the plan
+    /// asked for neither.
+    pub(crate) fn setup(&self) -> Option<&ThreadSetup> {
+        self.setup.as_ref()
     }
 
     /// How many threads the pool has.
@@ -189,4 +202,43 @@ fn panic_message(id: usize, panic: &(dyn std::any::Any + Send)) -> String {
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "no message".to_string());
     format!("worker thread {id} panicked ({message}); this is a bug in abtest, please report it")
+}
+
+/// Puts the calling worker under `policy` and on `cpus`; the OS's refusal, in words,
+/// if it refused either.
+fn place_current_thread(policy: ClientSched, cpus: Option<&CpuList>) -> Option<String> {
+    if let Err(e) = thread_policy::apply_to_current_thread(policy) {
+        return Some(format!("scheduling policy {}: {e}", policy.as_str()));
+    }
+    let cpus = cpus?;
+    cpus.apply_to_current_thread()
+        .err()
+        .map(|e| format!("CPUs {cpus}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_os_refuses_is_recorded_not_claimed() {
+        let pool = WorkerPool::start(2, ClientSched::Normal, None).unwrap();
+        assert_eq!(pool.setup(), None, "nothing asked, nothing recorded");
+        let pool = WorkerPool::start(2, ClientSched::Batch, None).unwrap();
+        assert_eq!(
+            pool.setup(),
+            Some(&ThreadSetup {
+                applied: true,
+                error: None
+            })
+        );
+        let nowhere = CpuList::parse("1000").unwrap();
+        let pool = WorkerPool::start(2, ClientSched::Batch, Some(&nowhere)).unwrap();
+        let setup = pool.setup().unwrap();
+        assert!(!setup.applied);
+        assert!(
+            setup.error.as_deref().unwrap().starts_with("CPUs 1000: "),
+            "{setup:?}"
+        );
+    }
 }

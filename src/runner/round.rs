@@ -306,6 +306,7 @@ fn build_record(
             max_lag_ms: max_lag.as_secs_f64() * 1000.0,
             max_queue_depth: (max_lag.as_secs_f64() * rate).round() as u64,
         }),
+        client_threads: None,
         histogram: histogram::encode(&histogram),
         client_cpu_us_per_tx: cpu::us_per_transaction(timing.client_cpu, events),
         per_second_tps: per_second_tps(&timing.events_by_second),

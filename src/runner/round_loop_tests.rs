@@ -147,6 +147,7 @@ fn record(slot: Slot, status: RoundStatus, reason: Option<&str>) -> RoundRecord 
         swapped: false,
         server: None,
         open_loop: None,
+        client_threads: None,
         histogram: String::new(),
     }
 }
