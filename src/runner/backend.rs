@@ -6,14 +6,15 @@
 //! scheduler with a mock executor).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 
-use super::experiment::Swap;
+use super::hooks;
 use super::pool::WorkerPool;
 use super::progress::Progress;
 use super::round::{RoundSpec, run_round};
-use super::{hooks, interrupt};
+use super::swap::Swap;
 use crate::cpu;
 use crate::plan::Plan;
 use crate::profile::Side;
@@ -65,6 +66,8 @@ pub(crate) trait Backend {
     /// and every server's variables are restored, then each side's setup hooks run on
     /// the server that serves it from now on. Returns the teardown's warnings.
     fn swap_servers(&mut self, swapped: bool) -> anyhow::Result<Vec<String>>;
+    /// Whether each side runs on the other side's server now (`--swap`).
+    fn swapped(&self) -> bool;
 }
 
 /// A managed server stopped with SIGSTOP while the other side is measured; it continues
@@ -110,6 +113,8 @@ pub(crate) struct Servers<'a> {
     windows: Option<Vec<Window>>,
     /// Which server serves which side (`--swap`), and the servers' snapshots.
     swap: &'a Swap<'a>,
+    /// Set to stop: the round under way ends as interrupted, no other starts.
+    stop: &'a AtomicBool,
 }
 
 impl<'a> Servers<'a> {
@@ -118,6 +123,7 @@ impl<'a> Servers<'a> {
         plan: &'a Plan,
         targets: &'a mut [Target; 2],
         swap: &'a Swap<'a>,
+        stop: &'a AtomicBool,
     ) -> Servers<'a> {
         let segment = plan.segment.as_ref();
         let skip = segment.map_or(0, Segment::unique_offset);
@@ -129,6 +135,7 @@ impl<'a> Servers<'a> {
             // The start time was checked when the plan was made.
             windows: segment.and_then(|s| super::segments::windows(plan, s).ok()),
             swap,
+            stop,
         }
     }
 
@@ -154,7 +161,7 @@ impl<'a> Servers<'a> {
     /// A segment's slot waits for its window, which then sets the measured period.
     fn wait_for_window(&self, slot: Slot) -> Option<Window> {
         let window = self.windows.as_ref()?.get(slot.position as usize)?;
-        while !interrupt::requested() {
+        while !self.stop.load(Ordering::SeqCst) {
             match window.start.duration_since(std::time::SystemTime::now()) {
                 Ok(left) if !left.is_zero() => {
                     std::thread::sleep(left.min(std::time::Duration::from_millis(20)));
@@ -255,13 +262,7 @@ impl Backend for Servers<'_> {
         let other_cpu = || other.and_then(cpu::process_cpu);
         let (before, started) = (other_cpu(), std::time::Instant::now());
         let frozen = other.filter(|_| plan.client.freeze_idle).map(Frozen::stop);
-        let mut record = run_round(
-            &spec,
-            interrupt::flag(),
-            &mut probe,
-            &mut side_pool.pool,
-            keep,
-        );
+        let mut record = run_round(&spec, self.stop, &mut probe, &mut side_pool.pool, keep);
         drop(frozen);
         record.client_threads = side_pool.pool.setup().cloned();
         self.pools[slot.side as usize] = Some(side_pool);
@@ -271,7 +272,7 @@ impl Backend for Servers<'_> {
     }
 
     fn server_lost(&self, side: Side) -> bool {
-        self.targets[side as usize]
+        self.targets[self.server_of(side)]
             .server
             .as_ref()
             .is_some_and(|s| !s.is_alive())
@@ -280,7 +281,7 @@ impl Backend for Servers<'_> {
     fn swap_servers(&mut self, swapped: bool) -> anyhow::Result<Vec<String>> {
         let warnings = self.swap.undo_settings(self.plan, self.targets);
         self.pools = Default::default();
-        self.swap.swapped.set(swapped);
+        self.swap.set_swapped(swapped);
         for side in Side::BOTH {
             self.hooks(side, HookPoint::Setup)?;
         }
@@ -301,19 +302,24 @@ impl Backend for Servers<'_> {
         Ok(())
     }
 
+    fn swapped(&self) -> bool {
+        self.swap.is_swapped()
+    }
+
     fn restart(&mut self, side: Side) -> anyhow::Result<()> {
         let plan = self.plan;
-        let index = side as usize;
-        self.pools[index] = None;
+        let index = self.server_of(side);
+        self.pools[side as usize] = None;
         self.targets[index].server = None;
-        let mut target = crate::target::open_one(plan.side(side), plan.max_threads())
+        let served = &plan.sides[index];
+        let mut target = crate::target::open_one(served, plan.max_threads())
             .with_context(|| format!("{side}: restarting the lost server"))?;
         target.client.io_timeout = plan.client.query_timeout;
         target.admin.io_timeout = plan.client.query_timeout;
         self.targets[index] = target;
-        super::experiment::prepare_data(plan, self.targets)?;
+        super::prepare::prepare_data(plan, self.targets)?;
         if plan.schedule.instances > 1 {
-            self.targets[index].keep_prepared(plan.side(side), plan.max_threads())?;
+            self.targets[index].keep_prepared(served, plan.max_threads())?;
         }
         self.hooks(side, HookPoint::Setup)
     }

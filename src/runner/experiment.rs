@@ -1,11 +1,12 @@
 //! The experiment from start to end: open both targets, read their facts, prepare the
 //! data, run the hooks and the rounds in schedule order, and always tear down.
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
 use super::backend::{Backend, HookPoint, Servers};
-use super::hooks;
-use super::segments;
+use super::prepare;
+use super::swap::{Swap, snapshot_statements};
+use super::{hooks, interrupt, segments};
 use crate::answers::ResultCheck;
 use crate::exit::Interrupted;
 use crate::host::HostFacts;
@@ -15,7 +16,6 @@ use crate::report;
 use crate::results::{self, ResultsFile, RoundStatus, RunStatus, SideInfo};
 use crate::server::facts::{self, ServerFacts};
 use crate::target::Target;
-use crate::workload::schema;
 
 /// Runs the whole experiment. The results are returned (and saved) even when the run
 /// stopped early; the error says why it did.
@@ -122,10 +122,7 @@ fn run_with_results(
         .zip(&plan.sides)
         .map(|(target, side)| hooks::snapshot(&target.admin, &snapshot_statements(plan, side)))
         .collect();
-    let swap = Swap {
-        snapshots: &snapshots,
-        swapped: std::cell::Cell::new(false),
-    };
+    let swap = Swap::new(&snapshots);
     let rounds = prepare_and_run(plan, &mut targets, results, &swap);
     let teardown = if segments::leads(plan) {
         swap.undo_settings(plan, &targets)
@@ -138,53 +135,6 @@ fn run_with_results(
     results.warnings.extend(teardown);
     drop(targets);
     rounds
-}
-
-/// What `--swap` needs: each server's variables before any hook, and which way round
-/// the sides and servers are now.
-pub(crate) struct Swap<'a> {
-    /// Each server's snapshot (by target), restored at a swap and at the end.
-    pub(crate) snapshots: &'a [hooks::GlobalSnapshot],
-    /// Whether each side runs on the other side's server.
-    pub(crate) swapped: std::cell::Cell<bool>,
-}
-
-impl Swap<'_> {
-    /// The index of the target that serves `side` now.
-    pub(crate) fn server_of(&self, side: Side) -> usize {
-        side as usize ^ usize::from(self.swapped.get())
-    }
-
-    /// Undoes what the hooks set: each side's teardown hooks on the server that serves it
-    /// now, then every server's variables put back. Returns the warnings.
-    pub(crate) fn undo_settings(&self, plan: &Plan, targets: &[Target; 2]) -> Vec<String> {
-        let mut warnings = Vec::new();
-        for side in &plan.sides {
-            let target = &targets[self.server_of(side.side)];
-            warnings.extend(hooks::teardown(
-                &target.admin,
-                side.side,
-                &side.hooks.teardown,
-            ));
-        }
-        for (target, snapshot) in targets.iter().zip(self.snapshots) {
-            warnings.extend(hooks::restore(&target.admin, target.side, snapshot));
-        }
-        warnings
-    }
-}
-
-/// The statements whose global variables a server's snapshot records: its side's hooks,
-/// or with `--swap` both sides', since both sides' settings will be made on it.
-fn snapshot_statements(plan: &Plan, side: &crate::plan::SidePlan) -> Vec<String> {
-    if plan.schedule.swap {
-        plan.sides
-            .iter()
-            .flat_map(|s| s.hooks.all_but_teardown())
-            .collect()
-    } else {
-        side.hooks.all_but_teardown()
-    }
 }
 
 /// Refuses to resume against servers whose configuration changed since the run started.
@@ -249,12 +199,6 @@ fn open_targets(plan: &Plan) -> anyhow::Result<[Target; 2]> {
     Ok(targets)
 }
 
-fn join<T>(handle: std::thread::ScopedJoinHandle<'_, anyhow::Result<T>>) -> anyhow::Result<T> {
-    handle
-        .join()
-        .unwrap_or_else(|_| bail!("a start-up thread panicked"))
-}
-
 fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
     for target in targets {
         match server_facts(target) {
@@ -278,38 +222,6 @@ fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
     if let (Some(a), Some(b)) = (facts_of(Side::Baseline), facts_of(Side::Variant)) {
         results.differences = facts::differences(&a, &b);
     }
-}
-
-/// Prepares both sides' data, in parallel unless both sides are the same database
-/// (then one after the other, so the second finds the first's tables).
-pub(super) fn prepare_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<()> {
-    let prepare = |t: &Target| {
-        if t.server.is_none() && plan.workload.writes() && !plan.allow_foreign_tables {
-            schema::check_foreign_tables(&t.client, &plan.workload, plan.max_threads())
-                .with_context(|| {
-                    format!("{}: checking the database before a write workload", t.side)
-                })?;
-        }
-        let created = schema::prepare(&t.client, &plan.workload, plan.seed, plan.max_threads())
-            .with_context(|| format!("{}: preparing data", t.side))?;
-        let tables = schema::table_count(&plan.workload, plan.max_threads());
-        eprintln!(
-            "abtest: {}: {created} table(s) created, {} reused",
-            t.side,
-            tables.saturating_sub(created)
-        );
-        anyhow::Ok(())
-    };
-    if targets[0].client.same_database(&targets[1].client) {
-        return targets.iter().try_for_each(prepare);
-    }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = targets
-            .iter()
-            .map(|t| scope.spawn(move || prepare(t)))
-            .collect();
-        handles.into_iter().try_for_each(join)
-    })
 }
 
 /// Says plainly when a side is an external server: abtest cannot start fresh instances
@@ -365,12 +277,13 @@ fn prepare_and_run(
 ) -> anyhow::Result<()> {
     let leads = segments::leads(plan);
     if leads {
-        prepare_data(plan, targets)?;
-        keep_prepared(plan, targets)?;
+        prepare::prepare_data(plan, targets)?;
+        prepare::keep_prepared(plan, targets)?;
     } else {
         segments::wait_for_data(plan, targets)?;
     }
-    let mut servers = Servers::new(plan, targets, swap);
+    let stop = interrupt::flag();
+    let mut servers = Servers::new(plan, targets, swap, stop);
     for side in Side::BOTH.into_iter().filter(|_| leads) {
         servers.hooks(side, HookPoint::Setup)?;
     }
@@ -379,19 +292,7 @@ fn prepare_and_run(
         save(plan, results)?;
     }
     segments::check_not_late(plan)?;
-    super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r))
-}
-
-/// With `--instances`, each managed side keeps a copy of its prepared datadir, from
-/// which every later instance starts.
-pub(super) fn keep_prepared(plan: &Plan, targets: &mut [Target; 2]) -> anyhow::Result<()> {
-    if plan.schedule.instances < 2 {
-        return Ok(());
-    }
-    for (target, side) in targets.iter_mut().zip(&plan.sides) {
-        target.keep_prepared(side, plan.max_threads())?;
-    }
-    Ok(())
+    super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r), stop)
 }
 
 /// `--check-results`: the same sampled reads on both sides, their answers compared.

@@ -2,8 +2,9 @@
 //! every one, and — with `--on-server-loss retry` — a managed server that died restarted
 //! and its lost round run again.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use super::backend::{Backend, HookPoint};
-use super::interrupt;
 use super::progress::Progress;
 use crate::exit::Interrupted;
 use crate::plan::Plan;
@@ -15,15 +16,17 @@ use crate::server::OnServerLoss;
 const MAX_RESTARTS: u32 = 3;
 
 /// Runs every round of the schedule that `results` does not hold yet; `save` is called
-/// after every round.
+/// after every round. Setting `stop` (the signal handler does, tests may) ends the run
+/// as interrupted: between rounds, during a pause, or — through the backend — in a round.
 pub(crate) fn run_rounds(
     plan: &Plan,
     backend: &mut dyn Backend,
     results: &mut ResultsFile,
     save: &mut dyn FnMut(&ResultsFile) -> anyhow::Result<()>,
+    stop: &AtomicBool,
 ) -> anyhow::Result<()> {
     let progress = Progress::new(plan.schedule.estimated_time());
-    run_rounds_with(plan, backend, results, save, progress)
+    run_rounds_with(plan, backend, results, save, progress, stop)
 }
 
 /// [`run_rounds`] with its progress display given.
@@ -33,6 +36,7 @@ pub(crate) fn run_rounds_with(
     results: &mut ResultsFile,
     save: &mut dyn FnMut(&ResultsFile) -> anyhow::Result<()>,
     progress: Progress,
+    stop: &AtomicBool,
 ) -> anyhow::Result<()> {
     let slots = plan.schedule.slots(plan.seed);
     let done: Vec<u32> = results.rounds.iter().map(|r| r.position).collect();
@@ -46,7 +50,7 @@ pub(crate) fn run_rounds_with(
         restarts: 0,
         started: std::time::Instant::now(),
         instance: None,
-        swapped: false,
+        stop,
     };
     let mut outcome = Ok(());
     for slot in slots.into_iter().filter(|s| !done.contains(&s.position)) {
@@ -74,8 +78,8 @@ struct RoundLoop<'a> {
     started: std::time::Instant,
     /// The server instance block the last slot ran in.
     instance: Option<u32>,
-    /// Whether the sides run on each other's servers now (`--swap`).
-    swapped: bool,
+    /// Set to stop the run.
+    stop: &'a AtomicBool,
 }
 
 impl RoundLoop<'_> {
@@ -105,13 +109,12 @@ impl RoundLoop<'_> {
     /// and back at the next level's start.
     fn swap_if_due(&mut self, slot: Slot) -> anyhow::Result<()> {
         let due = self.plan.schedule.swapped_at(slot.index);
-        if due != self.swapped {
+        if due != self.backend.swapped() {
             let warnings = self.backend.swap_servers(due)?;
             for warning in &warnings {
                 self.progress.line(&format!("abtest: warning: {warning}"));
             }
             self.results.warnings.extend(warnings);
-            self.swapped = due;
             self.progress.line(if due {
                 "abtest: swap: each side's settings moved to the other server"
             } else {
@@ -126,13 +129,13 @@ impl RoundLoop<'_> {
         let instance = self.enter_instance(slot)?;
         self.swap_if_due(slot)?;
         loop {
-            if interrupt::requested() {
+            if self.stop.load(Ordering::SeqCst) {
                 return Err(Interrupted.into());
             }
             self.backend.hooks(slot.side, HookPoint::BeforeRound)?;
             let mut record = self.backend.round(slot, &self.progress)?;
             record.instance = instance;
-            record.swapped = self.swapped;
+            record.swapped = self.backend.swapped();
             self.progress
                 .line(&round_line(&record, self.total, self.plan.schedule.rounds));
             let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());
@@ -144,7 +147,7 @@ impl RoundLoop<'_> {
             match status {
                 RoundStatus::Completed => {
                     let after = self.backend.hooks(slot.side, HookPoint::AfterRound);
-                    pause(self.plan);
+                    pause(self.plan, self.stop);
                     return after;
                 }
                 RoundStatus::Interrupted => return Err(Interrupted.into()),
@@ -203,9 +206,10 @@ fn round_line(record: &RoundRecord, total: usize, rounds: u32) -> String {
     )
 }
 
-fn pause(plan: &Plan) {
+/// The pause after a round, cut short by `stop`.
+fn pause(plan: &Plan, stop: &AtomicBool) {
     let deadline = std::time::Instant::now() + plan.schedule.pause;
-    while std::time::Instant::now() < deadline && !interrupt::requested() {
+    while std::time::Instant::now() < deadline && !stop.load(Ordering::SeqCst) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }

@@ -3,6 +3,8 @@
 //! without a server.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::{run_rounds, run_rounds_with};
@@ -42,7 +44,10 @@ struct Scripted {
     calls: Vec<String>,
     scripts: BTreeMap<u32, VecDeque<Script>>,
     lost: [bool; 2],
-    tps: Option<Box<dyn FnMut(Side) -> f64>>,
+    tps: Option<Box<dyn FnMut(Side) -> f64 + Send>>,
+    swapped: bool,
+    /// The stop token, set after the round at this position (as Ctrl-C would be).
+    stop_after: Option<(u32, Arc<AtomicBool>)>,
 }
 
 impl Scripted {
@@ -63,7 +68,17 @@ impl Scripted {
 
 impl Backend for Scripted {
     fn hooks(&mut self, side: Side, point: HookPoint) -> anyhow::Result<()> {
-        self.calls.push(format!("{} {side}", point.as_str()));
+        let server = match (self.swapped, side) {
+            (false, side) => side,
+            (true, Side::Baseline) => Side::Variant,
+            (true, Side::Variant) => Side::Baseline,
+        };
+        let on = if server == side {
+            String::new()
+        } else {
+            format!(" on {server}'s server")
+        };
+        self.calls.push(format!("{} {side}{on}", point.as_str()));
         Ok(())
     }
 
@@ -77,6 +92,13 @@ impl Backend for Scripted {
             .get_mut(&slot.position)
             .and_then(VecDeque::pop_front)
             .unwrap_or(Script::Completed);
+        if let Some((_, stop)) = self
+            .stop_after
+            .as_ref()
+            .filter(|(at, _)| *at == slot.position)
+        {
+            stop.store(true, Ordering::SeqCst);
+        }
         let mut record = |status, reason| {
             let mut r = record(slot, status, reason);
             if let Some(draw) = self.tps.as_mut() {
@@ -108,7 +130,12 @@ impl Backend for Scripted {
 
     fn swap_servers(&mut self, swapped: bool) -> anyhow::Result<Vec<String>> {
         self.calls.push(format!("swap {swapped}"));
+        self.swapped = swapped;
         Ok(Vec::new())
+    }
+
+    fn swapped(&self) -> bool {
+        self.swapped
     }
 
     fn restart(&mut self, side: Side) -> anyhow::Result<()> {
@@ -167,11 +194,96 @@ fn run(
     results: &mut ResultsFile,
 ) -> (anyhow::Result<()>, Vec<usize>) {
     let mut saves = Vec::new();
-    let outcome = run_rounds(plan, backend, results, &mut |r| {
-        saves.push(r.rounds.len());
-        Ok(())
-    });
+    let stop = AtomicBool::new(false);
+    let outcome = run_rounds(
+        plan,
+        backend,
+        results,
+        &mut |r| {
+            saves.push(r.rounds.len());
+            Ok(())
+        },
+        &stop,
+    );
     (outcome, saves)
+}
+
+/// A scripted backend that sets `stop` after the round at `position`.
+fn stopping_after(position: u32, stop: &Arc<AtomicBool>) -> Scripted {
+    Scripted {
+        stop_after: Some((position, Arc::clone(stop))),
+        ..Scripted::default()
+    }
+}
+
+#[test]
+fn a_stop_between_rounds_ends_the_run_as_interrupted_with_the_rounds_kept() {
+    let plan = plan(2, &[8], OnServerLoss::Fail);
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut backend = stopping_after(1, &stop);
+    let mut results = new_results(&plan);
+    let outcome = run_rounds(&plan, &mut backend, &mut results, &mut |_| Ok(()), &stop);
+    assert!(outcome.unwrap_err().is::<Interrupted>());
+    assert_eq!(backend.rounds_run(), ["0 baseline 8#0", "1 variant 8#0"]);
+    assert_eq!(results.rounds.len(), 2, "the finished rounds are kept");
+    assert_eq!(
+        backend.calls.last().map(String::as_str),
+        Some("after_round variant"),
+        "no hook of a round that never started"
+    );
+}
+
+#[test]
+fn a_stop_during_the_pause_ends_it_at_once() {
+    let mut plan = plan(2, &[8], OnServerLoss::Fail);
+    plan.schedule.pause = std::time::Duration::from_secs(3600);
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut backend = stopping_after(0, &stop);
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut results = new_results(&plan);
+        let outcome = run_rounds(&plan, &mut backend, &mut results, &mut |_| Ok(()), &stop);
+        let _ = done.send((outcome.is_err(), results.rounds.len()));
+    });
+    // The pause is an hour; a loop that did not watch the token would still be in it.
+    let (interrupted, rounds) = finished
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the pause ended when the stop was set");
+    assert!(interrupted);
+    assert_eq!(rounds, 1);
+}
+
+#[test]
+fn a_swap_moves_the_sides_halfway_through_a_level_and_back_at_the_next() {
+    let mut plan = plan(4, &[8, 16], OnServerLoss::Fail);
+    plan.schedule.swap = true;
+    let mut backend = Scripted::default();
+    let mut results = new_results(&plan);
+    let (outcome, _) = run(&plan, &mut backend, &mut results);
+    outcome.unwrap();
+    let swaps: Vec<&str> = backend
+        .calls
+        .iter()
+        .filter(|c| c.starts_with("swap"))
+        .map(String::as_str)
+        .collect();
+    assert_eq!(swaps, ["swap true", "swap false", "swap true"]);
+    let first_swap = backend.calls.iter().position(|c| c == "swap true").unwrap();
+    assert_eq!(
+        backend.calls[first_swap + 1],
+        "before_round baseline on variant's server",
+        "the hooks follow the side to the other server"
+    );
+    for record in &results.rounds {
+        assert_eq!(
+            record.swapped,
+            record.index >= 2,
+            "round {} of {} at {}",
+            record.index,
+            record.side,
+            record.threads
+        );
+    }
 }
 
 #[test]
@@ -397,6 +509,7 @@ fn simulate(runs: u64, ratio: f64, until: Until, max_tps_loss: Option<f64>) -> V
                 &mut results,
                 &mut |_| Ok(()),
                 Progress::silent(),
+                &AtomicBool::new(false),
             )
             .unwrap();
             results.analyze(&final_analysis(&plan, &results));
@@ -480,7 +593,13 @@ fn instances_restart_both_sides_between_blocks_and_the_analysis_uses_instance_me
         ..Scripted::default()
     };
     let mut results = new_results(&plan);
-    let outcome = run_rounds(&plan, &mut backend, &mut results, &mut |_| Ok(()));
+    let outcome = run_rounds(
+        &plan,
+        &mut backend,
+        &mut results,
+        &mut |_| Ok(()),
+        &AtomicBool::new(false),
+    );
     outcome.unwrap();
     // Two blocks of 2 pairs after the first at each level, and one move to the next level.
     let moves: Vec<usize> = backend
