@@ -8,49 +8,75 @@ use super::{AA_NOTICE, Plan, SidePlan, TargetSpec};
 use crate::stats::sequential::Until;
 
 impl Plan {
-    /// Human-readable plan for `--dry-run`.
+    /// Human-readable plan for `--dry-run`: a line (or a few) per part.
     pub(crate) fn describe(&self) -> String {
-        let mut out = String::new();
-        for side in &self.sides {
-            out.push_str(&format!(
-                "{:<9} {} ({})\n          {}\n",
-                side.side.as_str(),
-                side.name,
-                side.profile.display(),
-                describe_target(
-                    side,
-                    self.schedule.levels.iter().copied().max().unwrap_or(1)
-                )
-            ));
+        let mut out: String = self.sides.iter().map(|s| self.side_lines(s)).collect();
+        let lines = [
+            self.is_aa().then(|| format!("notice    {AA_NOTICE}")),
+            Some(format!("workload  {}", self.workload.describe())),
+            Some(self.schedule_line()),
+            self.instances_line(),
+            Some(self.client_line()),
+            self.placement_line(),
+            self.segment_line(),
+            Some(self.order_line()),
+            Some(format!("analysis  {}", self.analysis.describe())),
+            self.looks_line(),
+            Some(self.estimate_line()),
+        ];
+        for line in lines.into_iter().flatten() {
+            out.push_str(&line);
+            out.push('\n');
         }
-        if self.is_aa() {
-            out.push_str(&format!("notice    {AA_NOTICE}\n"));
-        }
+        out
+    }
+
+    fn side_lines(&self, side: &SidePlan) -> String {
+        format!(
+            "{:<9} {} ({})\n          {}\n",
+            side.side.as_str(),
+            side.name,
+            side.profile.display(),
+            describe_target(side, self.max_threads())
+        )
+    }
+
+    fn schedule_line(&self) -> String {
         let s = &self.schedule;
-        out.push_str(&format!("workload  {}\n", self.workload.describe()));
-        out.push_str(&format!(
-            "schedule  threads {:?}, {} rounds per side, {} order, warm-up {}, round {}, pause {}\n",
+        format!(
+            "schedule  threads {:?}, {} rounds per side, {} order, warm-up {}, round {}, pause {}",
             s.levels,
             s.rounds,
             s.order.as_str(),
             humantime::format_duration(s.warmup),
             humantime::format_duration(s.round_time),
             humantime::format_duration(s.pause),
-        ));
-        if s.instances > 1 {
-            out.push_str(&format!(
-                "instances {} per side and level: fresh servers from the prepared data every {} round pairs; compared on instance means\n",
+        )
+    }
+
+    fn instances_line(&self) -> Option<String> {
+        let s = &self.schedule;
+        (s.instances > 1).then(|| {
+            format!(
+                "instances {} per side and level: fresh servers from the prepared data every {} \
+                 round pairs; compared on instance means",
                 s.instances,
                 s.rounds.div_ceil(s.instances)
-            ));
-        }
-        out.push_str(&match s.rewarm {
+            )
+        })
+    }
+
+    fn client_line(&self) -> String {
+        match self.schedule.rewarm {
             Some(rewarm) => format!(
-                "client    connections kept between a side's rounds; later rounds re-warm {}\n",
+                "client    connections kept between a side's rounds; later rounds re-warm {}",
                 humantime::format_duration(rewarm)
             ),
-            None => "client    connections opened for every round\n".to_string(),
-        });
+            None => "client    connections opened for every round".to_string(),
+        }
+    }
+
+    fn placement_line(&self) -> Option<String> {
         let servers = self.sides.iter().filter_map(|side| {
             side.cpus
                 .as_ref()
@@ -63,50 +89,59 @@ impl Plan {
             .map(|cpus| format!("client threads on CPU {cpus}"))
             .chain(servers)
             .collect();
-        if !placement.is_empty() {
-            out.push_str(&format!("cpus      {}\n", placement.join(", ")));
-        }
-        if let Some(segment) = &self.segment {
-            let shares: Vec<u32> = s.levels.iter().map(|&l| segment.share(l).count).collect();
-            out.push_str(&format!(
-                "segment   {} of {}: threads {shares:?} of {:?}; first round at {}, guard gap {} after every round\n",
-                segment.index,
-                segment.count,
-                s.levels,
-                segment.start_at.as_deref().unwrap_or("once ready"),
-                humantime::format_duration(segment.guard)
-            ));
-        }
-        let order: String = s
+        (!placement.is_empty()).then(|| format!("cpus      {}", placement.join(", ")))
+    }
+
+    fn segment_line(&self) -> Option<String> {
+        let segment = self.segment.as_ref()?;
+        let levels = &self.schedule.levels;
+        let shares: Vec<u32> = levels.iter().map(|&l| segment.share(l).count).collect();
+        Some(format!(
+            "segment   {} of {}: threads {shares:?} of {levels:?}; first round at {}, guard gap {} \
+             after every round",
+            segment.index,
+            segment.count,
+            segment.start_at.as_deref().unwrap_or("once ready"),
+            humantime::format_duration(segment.guard)
+        ))
+    }
+
+    fn order_line(&self) -> String {
+        let order: String = self
+            .schedule
             .slots(self.seed)
             .iter()
             .map(|slot| slot.side.letter())
             .collect();
-        out.push_str(&format!("order     {order} (seed {})\n", self.seed));
-        out.push_str(&format!("analysis  {}\n", self.analysis.describe()));
-        if let Some(sequential) = &self.sequential {
-            let looks: Vec<String> = sequential
-                .design
-                .rounds
-                .iter()
-                .map(u32::to_string)
-                .collect();
-            let until = match sequential.until {
-                Until::Decided => "every tolerance is GO or NO-GO".to_string(),
-                Until::Precision(h) => format!("the TPS interval is within ±{h} %"),
-            };
-            out.push_str(&format!(
-                "looks     at {} rounds per side (budget {}); stop when {until}\n",
-                looks.join(", "),
-                humantime::format_duration(sequential.max_time)
-            ));
-        }
-        out.push_str(&format!(
-            "estimate  {} for {} rounds, plus server start and data preparation\n",
+        format!("order     {order} (seed {})", self.seed)
+    }
+
+    fn looks_line(&self) -> Option<String> {
+        let sequential = self.sequential.as_ref()?;
+        let looks: Vec<String> = sequential
+            .design
+            .rounds
+            .iter()
+            .map(u32::to_string)
+            .collect();
+        let until = match sequential.until {
+            Until::Decided => "every tolerance is GO or NO-GO".to_string(),
+            Until::Precision(h) => format!("the TPS interval is within ±{h} %"),
+        };
+        Some(format!(
+            "looks     at {} rounds per side (budget {}); stop when {until}",
+            looks.join(", "),
+            humantime::format_duration(sequential.max_time)
+        ))
+    }
+
+    fn estimate_line(&self) -> String {
+        let s = &self.schedule;
+        format!(
+            "estimate  {} for {} rounds, plus server start and data preparation",
             humantime::format_duration(round_secs(s.estimated_time())),
             s.total_rounds()
-        ));
-        out
+        )
     }
 }
 
