@@ -337,3 +337,42 @@ impl Plan {
         (&a.target, &a.client, &a.hooks) == (&b.target, &b.client, &b.hooks)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_side_equals_its_saved_self_without_the_secrets() {
+        let plan = example::external(2, &[8]);
+        let mut now = plan.sides[1].clone();
+        if let TargetSpec::External { password, .. } = &mut now.target {
+            *password = Some(Secret::new("from the profile"));
+        }
+        now.password_file = Some("/etc/abtest/password".into());
+        now.hooks.setup = vec!["CREATE USER u IDENTIFIED BY 'hunter2'".into()];
+        let mut saved: SidePlan =
+            serde_json::from_value(serde_json::to_value(&now).unwrap()).unwrap();
+        assert!(saved.hooks.setup[0].contains("'***'"), "{:?}", saved.hooks);
+        assert_eq!(saved, now, "a resumed side is the side that started");
+        saved
+            .hooks
+            .setup
+            .push("SET GLOBAL max_connections = 10".into());
+        assert_ne!(saved, now, "a changed hook is a changed side");
+    }
+
+    #[test]
+    fn an_aa_plan_is_told_from_one_that_differs() {
+        let mut plan = example::external(2, &[8]);
+        assert!(plan.is_aa());
+        plan.sides[1].client.tls = crate::profile::TlsMode::Required;
+        assert!(!plan.is_aa());
+        let mut plan = example::external(2, &[8]);
+        if let TargetSpec::External { database, .. } = &mut plan.sides[1].target {
+            *database = "other".into();
+        }
+        assert!(!plan.is_aa());
+        assert!(!one_external_server(&plan.sides));
+    }
+}

@@ -1,0 +1,74 @@
+//! The results file on disk: written whole or not at all (a temporary file in the same
+//! directory, synced, then renamed over the old one), its place checked before a run
+//! starts, and read back with its version brought forward and its rounds checked.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::{ResultsFile, checks, schema};
+
+/// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
+/// On failure the previous file is left intact.
+pub(crate) fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
+    let dir = parent_dir(path);
+    let mut temp = tempfile::NamedTempFile::new_in(&dir).with_context(|| {
+        format!(
+            "cannot create a file in {} for {}",
+            dir.display(),
+            path.display()
+        )
+    })?;
+    temp.write_all(contents)
+        .and_then(|_| temp.as_file().sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    temp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("replacing {}", path.display()))?;
+    Ok(())
+}
+
+/// Checks before a run that `path` can be written, so a typo does not cost a whole run.
+pub(crate) fn check_writable(path: &Path) -> anyhow::Result<()> {
+    let dir = parent_dir(path);
+    tempfile::NamedTempFile::new_in(&dir)
+        .map(drop)
+        .map_err(|e| {
+            crate::exit::UsageError::err(format!(
+                "cannot write {} ({e}); choose a path in a writable directory",
+                path.display()
+            ))
+        })
+}
+
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Saves the results as pretty JSON.
+pub(crate) fn save(path: &Path, results: &ResultsFile) -> anyhow::Result<()> {
+    let mut json = serde_json::to_vec_pretty(results)?;
+    json.push(b'\n');
+    write_atomic(path, &json)
+}
+
+/// Reads a results file.
+pub(crate) fn load(path: &Path) -> anyhow::Result<ResultsFile> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let not_results = || format!("{} is not an abtest results file", path.display());
+    let file: serde_json::Value = serde_json::from_str(&text).with_context(not_results)?;
+    let file = schema::migrate(file).map_err(|why| anyhow::anyhow!("{}: {why}", not_results()))?;
+    let results: ResultsFile = serde_json::from_value(file).with_context(not_results)?;
+    checks::check(&results).map_err(|why| {
+        anyhow::anyhow!(
+            "{}: {why}; abtest reads only results files as a run wrote them",
+            path.display()
+        )
+    })?;
+    Ok(results)
+}
