@@ -258,7 +258,7 @@ fn a_changed_results_file_is_refused_by_every_reader() {
     let original: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(RUN).unwrap()).unwrap();
     type Edit = fn(&mut serde_json::Value);
-    let edits: [(&str, Edit, &str); 6] = [
+    let edits: [(&str, Edit, &str); 7] = [
         (
             "duplicated",
             |run| {
@@ -294,6 +294,11 @@ fn a_changed_results_file_is_refused_by_every_reader() {
                 run["rounds"][1]["duration_s"] = (d * 1e6).into();
             },
             "the file was changed",
+        ),
+        (
+            "newer",
+            |run| run["schema_version"] = 99.into(),
+            "schema version 99, written by a newer abtest",
         ),
     ];
     for (name, edit, needle) in edits {
