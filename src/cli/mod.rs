@@ -351,10 +351,20 @@ pub(crate) struct ClientArgs {
     #[arg(long, value_enum, default_value_t = ConnectionsValue::Persistent, help_heading = "Client")]
     pub(crate) connections: ConnectionsValue,
 
-    /// Before the rounds, run N sampled read statements on both sides with the same
-    /// parameters and compare the answers (rows, checksum, warnings, errors).
+    /// Before the rounds, run about N sampled read statements on both sides with the same
+    /// parameters (every read class, at least 3 each) and compare the answers: the rows as
+    /// a multiset, warnings, errors. Differing answers are NO-GO and stop the run.
     #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Client")]
     pub(crate) check_results: u32,
+
+    /// With --check-results: the same rows in another order are a different answer
+    /// (as pt-upgrade counts them), not only a warning.
+    #[arg(long, requires = "check_results", help_heading = "Client")]
+    pub(crate) check_order: bool,
+
+    /// With --check-results: run the timed rounds even when the answers differ.
+    #[arg(long, requires = "check_results", help_heading = "Client")]
+    pub(crate) continue_after_differences: bool,
 
     /// Pin the client threads and the managed servers to CPUs:
     /// client=LIST,baseline=LIST,variant=LIST (any of them; LIST as taskset -c: 0,2-3).

@@ -144,6 +144,12 @@ pub(crate) struct ClientOptions {
     /// Sampled read statements whose answers are compared before the rounds (0: none).
     #[serde(default)]
     pub(crate) check_results: u32,
+    /// Whether the same rows in another order count as a different answer.
+    #[serde(default)]
+    pub(crate) check_order: bool,
+    /// Whether the timed rounds run even when the answers differ.
+    #[serde(default)]
+    pub(crate) continue_after_differences: bool,
 }
 
 fn connections_per_round() -> Connections {

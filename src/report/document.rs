@@ -131,25 +131,22 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
         if let Some(check) = &results.result_check {
             markup.section("Answers");
             markup.paragraph(&format!("{}.", check.summary()));
-            if !check.differences.is_empty() {
+            let rows = sections::answer_rows(check);
+            if !rows.is_empty() {
                 markup.table(&Table {
                     id: "answers",
-                    header: ["statement", "parameters", "baseline", "variant"]
-                        .map(String::from)
-                        .to_vec(),
-                    rows: check
-                        .differences
-                        .iter()
-                        .map(|d| {
-                            vec![
-                                d.statement.clone(),
-                                d.params.join(", "),
-                                d.baseline.clone(),
-                                d.variant.clone(),
-                            ]
-                        })
-                        .collect(),
-                    numeric: vec![false; 4],
+                    header: [
+                        "answers",
+                        "query class",
+                        "statements",
+                        "first statement [parameters]",
+                        "baseline",
+                        "variant",
+                    ]
+                    .map(String::from)
+                    .to_vec(),
+                    rows,
+                    numeric: vec![false, false, true, false, false, false],
                     verdict_column: None,
                 });
             }

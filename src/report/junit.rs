@@ -107,7 +107,7 @@ fn cases(view: &ReportView<'_>) -> Vec<Case> {
     if let Some(check) = view.results.and_then(|r| r.result_check.as_ref()) {
         cases.push(Case {
             name: "both sides give the same answers".into(),
-            outcome: if check.differences.is_empty() {
+            outcome: if !check.answers_differ() {
                 Outcome::Passed
             } else {
                 Outcome::Failed(check.summary())

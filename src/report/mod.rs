@@ -130,12 +130,10 @@ impl<'a> ReportView<'a> {
         }
         if verdict == Verdict::NoGo
             && let Some(check) = self.results.and_then(|r| r.result_check.as_ref())
-            && !check.differences.is_empty()
+            && check.answers_differ()
         {
-            parts.push(format!(
-                "the sides answered differently ({})",
-                check.summary()
-            ));
+            // Different answers decide before any speed does: they come first.
+            parts.insert(0, check.summary());
         }
         if parts.is_empty() {
             parts.push("see the warnings".into());

@@ -382,3 +382,32 @@ pub(crate) fn sweep_rows(view: &ReportView<'_>) -> Vec<[String; 5]> {
         })
         .collect()
 }
+
+/// The Answers table: one row per query class that answered differently, in another
+/// order, or could not be compared.
+pub(crate) fn answer_rows(check: &crate::answers::ResultCheck) -> Vec<Vec<String>> {
+    let order_kind = if check.order_matters {
+        "other order (--check-order)"
+    } else {
+        "same rows, other order"
+    };
+    [
+        ("differ", &check.differences),
+        (order_kind, &check.order_only),
+        ("not compared: same error", &check.not_compared),
+    ]
+    .into_iter()
+    .flat_map(|(kind, list)| {
+        list.iter().map(move |d| {
+            vec![
+                kind.to_string(),
+                d.class.clone(),
+                d.count.to_string(),
+                format!("{} [{}]", d.statement, d.params.join(", ")),
+                d.baseline.clone(),
+                d.variant.clone(),
+            ]
+        })
+    })
+    .collect()
+}

@@ -141,6 +141,8 @@ pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions>
         client_sched: args.client_sched.into(),
         freeze_idle: args.freeze_idle,
         check_results: args.check_results,
+        check_order: args.check_order,
+        continue_after_differences: args.continue_after_differences,
         connections: args.connections.into(),
         cpus: None,
     })

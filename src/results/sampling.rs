@@ -36,7 +36,7 @@ impl ResultsFile {
         self.comparisons = analysis.comparisons;
         self.verdict = analysis.verdict;
         if let Some(check) = &self.result_check
-            && !check.differences.is_empty()
+            && check.answers_differ()
         {
             if options.allow_result_diff {
                 warnings.push(format!(

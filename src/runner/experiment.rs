@@ -2,6 +2,7 @@
 //! data, run the hooks and the rounds in schedule order, and always tear down.
 
 use anyhow::Context;
+use mysql::prelude::Queryable;
 
 use super::backend::{Backend, HookPoint, Servers};
 use super::prepare;
@@ -124,6 +125,7 @@ fn run_with_results(
         .collect();
     let swap = Swap::new(&snapshots);
     let rounds = prepare_and_run(plan, &mut targets, results, &swap);
+    warn_if_data_changed(plan, results);
     let teardown = if segments::leads(plan) {
         swap.undo_settings(plan, &targets)
     } else {
@@ -248,6 +250,25 @@ fn warn_if_instance_confounded(plan: &Plan, results: &mut ResultsFile) {
     results.warnings.push(warning);
 }
 
+/// A write workload on external servers leaves their data changed, and each changed
+/// differently (the rounds wrote different rows): a later `--check-results` on the pair
+/// would compare different data, and an A/A would no longer be one.
+fn warn_if_data_changed(plan: &Plan, results: &mut ResultsFile) {
+    let external = plan
+        .sides
+        .iter()
+        .any(|s| matches!(s.target, crate::plan::TargetSpec::External { .. }));
+    if !external || !plan.workload.writes() || results.rounds.is_empty() {
+        return;
+    }
+    let warning = "this run wrote to the external server(s): their tables now differ from \
+                   before and from each other; load the same data on both (--prepare always) \
+                   before comparing answers or running an A/A on this pair"
+        .to_string();
+    eprintln!("abtest: warning: {warning}");
+    results.warnings.push(warning);
+}
+
 /// Warns when nothing distinguishes the sides: no differing variable, the same client
 /// TLS and no hooks. That is an A/A comparison, which is fine when intended.
 fn warn_if_same(plan: &Plan, results: &mut ResultsFile) {
@@ -288,15 +309,34 @@ fn prepare_and_run(
         servers.hooks(side, HookPoint::Setup)?;
     }
     if leads && plan.client.check_results > 0 && results.result_check.is_none() {
-        results.result_check = Some(check_results(plan, servers.targets)?);
+        results.result_check = Some(check_results(plan, &mut servers)?);
         save(plan, results)?;
+    }
+    if let Some(reason) = stop_for_answers(plan, results) {
+        eprintln!("abtest: {reason}");
+        results.stopped = Some(reason);
+        return Ok(());
     }
     segments::check_not_late(plan)?;
     super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r), stop)
 }
 
+/// Why the timed rounds do not start: the sides answered differently, and nobody asked
+/// to time them anyway (`--continue-after-differences`, or `--allow-result-diff`).
+fn stop_for_answers(plan: &Plan, results: &ResultsFile) -> Option<String> {
+    let check = results.result_check.as_ref()?;
+    let go_on = plan.client.continue_after_differences || plan.analysis.allow_result_diff;
+    (check.answers_differ() && !go_on).then(|| {
+        "the sides answered differently, so the timed rounds did not run \
+         (--continue-after-differences runs them anyway)"
+            .to_string()
+    })
+}
+
 /// `--check-results`: the same sampled reads on both sides, their answers compared.
-fn check_results(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<ResultCheck> {
+/// When both sides are one server set apart by hooks, each side's round hooks run
+/// before its statements, so each side is checked with its own settings.
+fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<ResultCheck> {
     let n = plan.client.check_results;
     let samples = crate::workload::oltp::sample_reads(&plan.workload, plan.seed ^ 0xc4ec, n);
     // The plan refuses a workload without reads; an empty sample would pass unchecked.
@@ -304,18 +344,38 @@ fn check_results(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<ResultChe
         !samples.is_empty(),
         "--check-results: the workload has no read statement to compare"
     );
-    let connect = |target: &Target| {
-        target
+    let one_server = crate::plan::one_external_server(&plan.sides);
+    let data_differs = if one_server {
+        None
+    } else {
+        data_difference(plan, servers.targets)
+    };
+    let mut answers = Vec::new();
+    for side in Side::BOTH {
+        if one_server {
+            servers.hooks(side, HookPoint::BeforeRound)?;
+        }
+        let target = &servers.targets[side as usize];
+        let mut conn = target
             .client
             .connect()
-            .with_context(|| format!("{}: connecting to compare answers", target.side))
-    };
-    let (mut baseline, mut variant) = (connect(&targets[0])?, connect(&targets[1])?);
-    let check = crate::answers::compare(&samples, &mut baseline, &mut variant);
+            .with_context(|| format!("{side}: connecting to compare answers"))?;
+        answers.push(crate::answers::answer_all(&mut conn, &samples));
+        drop(conn);
+        if one_server {
+            servers.hooks(side, HookPoint::AfterRound)?;
+        }
+    }
+    let mut check =
+        crate::answers::compare(&samples, &answers[0], &answers[1], plan.client.check_order);
+    check.data_differs = data_differs;
     eprintln!("abtest: {}", check.summary());
-    for difference in check.differences.iter().take(5) {
+    let listed = check.differences.iter().chain(&check.order_only);
+    for difference in listed.take(5) {
         eprintln!(
-            "abtest:   {} [{}]: baseline {}; variant {}",
+            "abtest:   {} statement(s) of {}; first {} [{}]: baseline {}; variant {}",
+            difference.count,
+            difference.class,
             difference.statement,
             difference.params.join(", "),
             difference.baseline,
@@ -323,6 +383,37 @@ fn check_results(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<ResultChe
         );
     }
     Ok(check)
+}
+
+/// Whether the two sides' sbtest tables hold different data (`CHECKSUM TABLE`), said in
+/// words: then different answers may come from the data, not from the change.
+fn data_difference(plan: &Plan, targets: &[Target; 2]) -> Option<String> {
+    let uses_sbtest = plan.workload.custom.as_ref().is_none_or(|c| c.sbtest);
+    if !uses_sbtest {
+        return None;
+    }
+    let tables: Vec<String> = (1..=plan.workload.tables)
+        .map(|i| format!("sbtest{i}"))
+        .collect();
+    let sql = format!("CHECKSUM TABLE {}", tables.join(", "));
+    let checksums = |target: &Target| -> Option<Vec<(String, Option<u64>)>> {
+        let mut conn = target.client.connect().ok()?;
+        conn.query(&sql).ok()
+    };
+    let (a, b) = (checksums(&targets[0])?, checksums(&targets[1])?);
+    let differing: Vec<&str> = a
+        .iter()
+        .zip(&b)
+        .filter(|(x, y)| x.1 != y.1)
+        .map(|(x, _)| x.0.as_str())
+        .collect();
+    (!differing.is_empty()).then(|| {
+        format!(
+            "the two sides' data differed before the check (CHECKSUM TABLE {}): answers may \
+             differ because of the data, not the change — load the same data on both",
+            differing.join(", ")
+        )
+    })
 }
 
 fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) {

@@ -471,8 +471,10 @@ fn draw(
 }
 
 impl CustomWorkload {
-    /// `n` of the workload's read statements in turn, each with its parameters drawn
-    /// and its table number inlined.
+    /// About `n` of the workload's read statements, spread over every read class (each
+    /// distinct statement template) by how often the workload runs it, at least
+    /// [`MIN_PER_CLASS`] per class; each with its parameters drawn and its table number
+    /// inlined.
     pub(crate) fn sample_reads(
         &self,
         rng: &mut WorkloadRng,
@@ -480,12 +482,7 @@ impl CustomWorkload {
         table_size: u32,
         n: u32,
     ) -> Vec<super::oltp::ReadSample> {
-        let reads: Vec<&String> = self
-            .transactions
-            .iter()
-            .flat_map(|t| &t.statements)
-            .filter(|sql| Self::kind(sql) == StatementKind::Read)
-            .collect();
+        let reads = self.read_classes_by_weight(n);
         if reads.is_empty() {
             return Vec::new();
         }
@@ -497,9 +494,9 @@ impl CustomWorkload {
                 _ => None,
             })
             .collect();
-        (0..n as usize)
-            .map(|i| {
-                let sql = reads[i % reads.len()];
+        reads
+            .into_iter()
+            .map(|sql| {
                 let names = placeholders(sql).unwrap_or_default();
                 let mut values: BTreeMap<&str, Value> = BTreeMap::new();
                 for name in &names {
@@ -525,9 +522,40 @@ impl CustomWorkload {
                     .map(|name| values[name].clone())
                     .collect();
                 super::oltp::ReadSample {
+                    class: sql.clone(),
                     sql: render(sql, self, table),
                     params,
                 }
+            })
+            .collect()
+    }
+}
+
+/// The fewest statements of a read class that `--check-results` compares.
+pub(crate) const MIN_PER_CLASS: u32 = 3;
+
+impl CustomWorkload {
+    /// Each read class as many times as its share of `n` by weight (how often the
+    /// workload runs it), at least [`MIN_PER_CLASS`] times, classes in file order.
+    fn read_classes_by_weight(&self, n: u32) -> Vec<&String> {
+        let mut weights: Vec<(&String, u64)> = Vec::new();
+        for transaction in &self.transactions {
+            for sql in &transaction.statements {
+                if Self::kind(sql) != StatementKind::Read {
+                    continue;
+                }
+                match weights.iter_mut().find(|(s, _)| *s == sql) {
+                    Some((_, weight)) => *weight += u64::from(transaction.weight),
+                    None => weights.push((sql, u64::from(transaction.weight))),
+                }
+            }
+        }
+        let total: u64 = weights.iter().map(|(_, w)| w).sum::<u64>().max(1);
+        weights
+            .into_iter()
+            .flat_map(|(sql, weight)| {
+                let share = (u64::from(n) * weight).div_ceil(total) as u32;
+                std::iter::repeat_n(sql, share.max(MIN_PER_CLASS) as usize)
             })
             .collect()
     }

@@ -131,6 +131,8 @@ fn event_groups(spec: &WorkloadSpec) -> Vec<(Group, u32)> {
 /// A read statement with its parameters drawn, for comparing the sides' answers.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ReadSample {
+    /// Its query class: the statement's template, tables folded (`sbtestN`, `{t}`).
+    pub(crate) class: String,
     /// The statement, with `?` for each parameter.
     pub(crate) sql: String,
     /// The parameters, in order.
@@ -153,18 +155,24 @@ pub(crate) fn sample_reads(spec: &WorkloadSpec, seed: u64, n: u32) -> Vec<ReadSa
     if groups.is_empty() {
         return Vec::new();
     }
-    (0..n as usize)
+    let count = n.max(crate::workload::custom::MIN_PER_CLASS * groups.len() as u32);
+    (0..count as usize)
         .map(|i| {
             let group = groups[i % groups.len()];
             let table = rng.uniform(1, spec.tables.max(1));
-            let sql = group.statements()[0].replace("{}", &table.to_string());
+            let template = group.statements()[0];
+            let sql = template.replace("{}", &table.to_string());
             let id = rng.row_id(spec.table_size);
             let params = if group == Group::PointSelects {
                 vec![Value::from(id)]
             } else {
                 vec![Value::from(id), Value::from(id + spec.range_size - 1)]
             };
-            ReadSample { sql, params }
+            ReadSample {
+                class: template.replace("{}", "N"),
+                sql,
+                params,
+            }
         })
         .collect()
 }

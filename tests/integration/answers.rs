@@ -41,13 +41,21 @@ impl Pair {
     }
 
     fn run(&self, extra: &[&str]) -> (Option<i32>, serde_json::Value, String) {
+        self.run_workload(&self.workload, extra)
+    }
+
+    fn run_workload(
+        &self,
+        workload: &str,
+        extra: &[&str],
+    ) -> (Option<i32>, serde_json::Value, String) {
         let mut args = vec![
             "--baseline",
             &self.profiles[0],
             "--variant",
             &self.profiles[1],
             "--workload-file",
-            &self.workload,
+            workload,
             "--table-size",
             "10",
             "--range-size",
@@ -144,5 +152,150 @@ fn answers_that_differ_are_listed_and_make_the_run_no_go() {
                 .iter()
                 .all(|d| d["statement"].as_str().unwrap().contains("k / 7")),
         "{differences:?}"
+    );
+}
+
+const CLASSES: &str = r#"
+[params]
+id = { type = "id" }
+
+[[transaction]]
+name = "read"
+statements = [
+  "SELECT c FROM sbtest1 WHERE id = {id}",
+  "SELECT id, c FROM sbtest1 WHERE c >= '' AND id <> 3 AND id <= {id} + 1000",
+  "SELECT no_such_column FROM sbtest1 WHERE id = {id}",
+]
+"#;
+
+#[test]
+fn answers_are_compared_class_by_class_as_multisets_and_a_shared_error_is_not_agreement() {
+    let _lock = server_lock();
+    let pair = Pair::start();
+    let workload = pair.sandbox.write("classes.toml", CLASSES);
+    let workload = workload.to_str().unwrap();
+    let (code, _, output) = pair.run_workload(workload, &[]);
+    assert_eq!(
+        code,
+        Some(1),
+        "the missing column fails the rounds: {output}"
+    );
+    // The variant: one row changed, and an index that serves the second statement in
+    // the order of `c` instead of `id`.
+    pair.on_variant("UPDATE sbtest.sbtest1 SET c = 'changed' WHERE id = 3");
+    pair.on_variant("ALTER TABLE sbtest.sbtest1 ADD INDEX by_c (c)");
+    let (code, results, output) = pair.run_workload(workload, &["--prepare", "never"]);
+    assert_eq!(code, Some(3), "{output}");
+    let check = &results["result_check"];
+    assert_eq!(check["classes"], 3, "{check}");
+    let classes = |list: &str| -> Vec<String> {
+        check[list]
+            .as_array()
+            .map(|l| {
+                l.iter()
+                    .map(|d| d["class"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        classes("differences"),
+        ["SELECT c FROM sbtest1 WHERE id = {id}"]
+    );
+    assert_eq!(
+        classes("not_compared"),
+        ["SELECT no_such_column FROM sbtest1 WHERE id = {id}"],
+        "the same error on both sides is not the same answer"
+    );
+    assert_eq!(
+        classes("order_only"),
+        ["SELECT id, c FROM sbtest1 WHERE c >= '' AND id <> 3 AND id <= {id} + 1000"],
+        "same rows in another order are not a difference: {check}"
+    );
+    assert_eq!(
+        results["rounds"].as_array().map(Vec::len),
+        Some(0),
+        "the timed rounds do not run after different answers"
+    );
+    assert!(
+        results["stopped"]
+            .as_str()
+            .is_some_and(|s| s.contains("--continue-after-differences")),
+        "{results}"
+    );
+    assert!(
+        output.contains("NO-GO: 1 of 3 query classes answer differently"),
+        "{output}"
+    );
+    // Only order would differ: a warning by default, NO-GO with --check-order.
+    pair.on_variant("UPDATE sbtest.sbtest1 SET c = (SELECT c FROM (SELECT c FROM sbtest.sbtest1 WHERE id = 4) AS other) WHERE id = 3");
+    pair.servers[0]
+        .admin()
+        .unwrap()
+        .query_drop("UPDATE sbtest.sbtest1 SET c = (SELECT c FROM (SELECT c FROM sbtest.sbtest1 WHERE id = 4) AS other) WHERE id = 3")
+        .unwrap();
+    let order_only = pair.sandbox.write(
+        "order.toml",
+        &CLASSES.replace(
+            "  \"SELECT no_such_column FROM sbtest1 WHERE id = {id}\",\n",
+            "",
+        ),
+    );
+    let order_only = order_only.to_str().unwrap();
+    let (code, results, output) = pair.run_workload(order_only, &["--prepare", "never"]);
+    assert_eq!(code, Some(0), "{output}");
+    assert!(
+        output.contains("same rows, other order: 1 class"),
+        "{output}"
+    );
+    assert!(!results["rounds"].as_array().unwrap().is_empty());
+    let (code, _, output) = pair.run_workload(order_only, &["--prepare", "never", "--check-order"]);
+    assert_eq!(code, Some(3), "{output}");
+}
+
+#[test]
+fn one_server_set_apart_by_hooks_is_checked_with_each_sides_settings() {
+    let _lock = server_lock();
+    let server = start_server(&Default::default(), 8);
+    let sandbox = Sandbox::new();
+    let mode = |extra: &str| {
+        format!(
+            "[hooks]\nbefore_round = [\"SET GLOBAL sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION{extra}'\"]\n"
+        )
+    };
+    let baseline = server.socket_profile(&sandbox, "plain.toml", &mode(""));
+    let variant = server.socket_profile(&sandbox, "pipes.toml", &mode(",PIPES_AS_CONCAT"));
+    let workload = sandbox.write(
+        "concat.toml",
+        "[params]\nid = { type = \"id\" }\n[[transaction]]\nname = \"r\"\nstatements = [\"SELECT c || 'x' FROM sbtest1 WHERE id = {id}\"]\n",
+    );
+    let finished = sandbox.run_json(&[
+        "--baseline",
+        &baseline,
+        "--variant",
+        &variant,
+        "--workload-file",
+        workload.to_str().unwrap(),
+        "--table-size",
+        "10",
+        "--range-size",
+        "5",
+        "--threads",
+        "1",
+        "--rounds",
+        "2",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "0s",
+        "--check-results",
+        "10",
+    ]);
+    assert_eq!(finished.code, Some(3), "{}", finished.output);
+    assert_eq!(
+        finished.results["result_check"]["differences"][0]["class"],
+        "SELECT c || 'x' FROM sbtest1 WHERE id = {id}",
+        "{}",
+        finished.output
     );
 }
