@@ -156,6 +156,15 @@ impl ResultCheck {
             }
     }
 
+    /// The headline's words: how many classes answer differently.
+    pub(crate) fn headline(&self) -> String {
+        format!(
+            "{} of {} query classes answer differently",
+            self.differing_classes(),
+            self.classes.max(1)
+        )
+    }
+
     /// One line for reports.
     pub(crate) fn summary(&self) -> String {
         let classes = self.classes.max(1);

@@ -11,8 +11,8 @@ use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
 
 const STYLE: &str = "body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:980px;color:#222}\
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}\
-td:nth-child(2),th:nth-child(2),table.diff td,table.diff th{text-align:left}.verdict{font-size:1.3em;padding:.6em 1em;border-radius:6px}\
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}\
+td.num,th.num{text-align:right}.verdict{font-size:1.3em;padding:.6em 1em;border-radius:6px}\
 .GO{background:#d8f5d0}.NO-GO{background:#f9d0d0}.INCONCLUSIVE{background:#fdf0c8}.none{background:#eef}\
 td.GO{color:#176b00;font-weight:bold}td.NO-GO{color:#a00;font-weight:bold}td.INCONCLUSIVE{color:#8a6d00}\
 td.significant{font-weight:bold}figure{margin:1em 0}code,pre{background:#f4f4f4;padding:2px 4px}pre{padding:8px;white-space:pre-wrap}";
@@ -59,17 +59,27 @@ impl Markup for Html {
 
     fn table(&mut self, table: &Table) {
         let _ = write!(self.out, "<table id=\"{0}\" class=\"{0}\"><tr>", table.id);
-        for cell in &table.header {
-            let _ = write!(self.out, "<th>{}</th>", escape(cell));
+        // Numbers right-aligned, words left: from the table's own column kinds.
+        let numeric = |index: usize| table.numeric.get(index).copied().unwrap_or(false);
+        for (index, cell) in table.header.iter().enumerate() {
+            let class = if numeric(index) { " class=\"num\"" } else { "" };
+            let _ = write!(self.out, "<th{class}>{}</th>", escape(cell));
         }
         let _ = writeln!(self.out, "</tr>");
         for cells in &table.rows {
             let _ = write!(self.out, "<tr>");
             for (index, cell) in cells.iter().enumerate() {
-                let class = if Some(index) == table.verdict_column {
-                    format!(" class=\"{cell}\"")
-                } else {
+                let mut classes = Vec::new();
+                if numeric(index) {
+                    classes.push("num");
+                }
+                if Some(index) == table.verdict_column {
+                    classes.push(cell.as_str());
+                }
+                let class = if classes.is_empty() {
                     String::new()
+                } else {
+                    format!(" class=\"{}\"", classes.join(" "))
                 };
                 let _ = write!(self.out, "<td{class}>{}</td>", escape(cell));
             }

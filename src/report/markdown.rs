@@ -56,7 +56,9 @@ impl Markup for Markdown {
     }
 
     fn paragraph(&mut self, text: &str) {
-        let _ = writeln!(self.out, "{text}");
+        // A blank line after: a table right below a paragraph line would be read as
+        // part of the paragraph.
+        let _ = writeln!(self.out, "{text}\n");
     }
 
     fn list(&mut self, items: &[String]) {

@@ -133,7 +133,7 @@ impl<'a> ReportView<'a> {
             && check.answers_differ()
         {
             // Different answers decide before any speed does: they come first.
-            parts.insert(0, check.summary());
+            parts.insert(0, check.headline());
         }
         if parts.is_empty() {
             parts.push("see the warnings".into());
