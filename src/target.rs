@@ -191,3 +191,36 @@ fn check_connection_limits(
     }
     Ok(())
 }
+
+/// Refuses a run whose prepared statements would not fit the server: `per_connection`
+/// statements on each of `connections` connections, beside those already prepared on
+/// it, must stay within `max_prepared_stmt_count`, or round 1 fails with error 1461.
+pub(crate) fn check_prepared_statements(
+    target: &Target,
+    per_connection: u64,
+    connections: u32,
+) -> anyhow::Result<()> {
+    use mysql::prelude::Queryable;
+    if per_connection == 0 {
+        return Ok(());
+    }
+    let mut conn = target.admin.connect()?;
+    let limit: Option<u64> = conn.query_first("SELECT @@max_prepared_stmt_count")?;
+    let in_use: Option<(String, u64)> =
+        conn.query_first("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")?;
+    let (Some(limit), in_use) = (limit, in_use.map_or(0, |(_, n)| n)) else {
+        return Ok(());
+    };
+    let needed = per_connection * u64::from(connections);
+    if needed + in_use <= limit {
+        return Ok(());
+    }
+    Err(crate::exit::UsageError::err(format!(
+        "{}: the workload prepares {per_connection} statements per connection, {needed} at \
+         {connections} connections, but the server allows max_prepared_stmt_count = {limit} \
+         ({in_use} in use): raise it (SET GLOBAL max_prepared_stmt_count = {}) or send the \
+         statements as text (--ps-mode disable)",
+        target.side,
+        needed + in_use
+    )))
+}

@@ -114,6 +114,10 @@ fn run_with_results(
     } else {
         read_facts(&targets, results);
     }
+    let per_connection = crate::workload::oltp::prepared_per_connection(&plan.workload);
+    for target in &targets {
+        crate::target::check_prepared_statements(target, per_connection, plan.max_threads())?;
+    }
     warn_if_same(plan, results);
     warn_if_instance_confounded(plan, results);
     *started = true;

@@ -13,6 +13,11 @@ use super::sandbox::ServerLaunch;
 use super::tls::TlsFiles;
 use super::write_paths;
 
+/// The least `max_prepared_stmt_count` of a managed server: a captured workload at a
+/// thousand connections can hold far more than the default 16 382 prepared statements,
+/// and a throwaway server has no other client to protect.
+const PREPARED_STATEMENTS: u64 = 1_048_576;
+
 /// Where a managed server's files are.
 pub(crate) struct Layout<'a> {
     /// The private directory (mode 0700) holding everything below.
@@ -53,9 +58,14 @@ pub(crate) fn server_args(layout: &Layout<'_>, launch: &ServerLaunch<'_>) -> Vec
         .get("max_connections")
         .and_then(|v| v.parse::<u32>().ok())
         .map_or(needed, |v| v.max(needed));
+    let max_prepared = launch
+        .options
+        .get("max_prepared_stmt_count")
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(PREPARED_STATEMENTS, |v| v.max(PREPARED_STATEMENTS));
     for (key, value) in launch.options {
         match key.as_str() {
-            "max_connections" | "port" => {}
+            "max_connections" | "port" | "max_prepared_stmt_count" => {}
             // The pool must be allowed as many threads as there are connections.
             "thread_pool_max_threads" => {
                 let requested = value.parse::<u32>().unwrap_or(0);
@@ -86,6 +96,7 @@ pub(crate) fn server_args(layout: &Layout<'_>, launch: &ServerLaunch<'_>) -> Vec
         format!("--log-error={}", dir.join("error.log").display()),
         "--skip-name-resolve".into(),
         format!("--max-connections={max_connections}"),
+        format!("--max-prepared-stmt-count={max_prepared}"),
         format!("--open-files-limit={}", (max_connections * 4).max(4096)),
         format!("--secure-file-priv={}", files_dir(dir).display()),
         "--skip-skip-grant-tables".into(),

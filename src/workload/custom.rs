@@ -330,11 +330,15 @@ impl CustomSession {
         prepared: bool,
     ) -> Result<CustomSession, mysql::Error> {
         let mut transactions = Vec::new();
+        // One server-side statement per distinct text: a captured workload repeats its
+        // statements across many transaction shapes, and every prepared statement counts
+        // against the server's max_prepared_stmt_count.
+        let mut cache = BTreeMap::new();
         for transaction in &workload.transactions {
             let statements = transaction
                 .statements
                 .iter()
-                .map(|sql| prepare_statement(conn, workload, sql, tables, prepared))
+                .map(|sql| prepare_statement(conn, workload, sql, tables, prepared, &mut cache))
                 .collect::<Result<Vec<_>, _>>()?;
             transactions.push(statements);
         }
@@ -531,6 +535,27 @@ impl CustomWorkload {
     }
 }
 
+impl CustomWorkload {
+    /// How many statements one connection prepares: each distinct text once, a
+    /// statement with a table parameter once per table.
+    pub(crate) fn prepared_per_connection(&self, tables: u32) -> u64 {
+        let mut texts = std::collections::BTreeSet::new();
+        for sql in self.transactions.iter().flat_map(|t| &t.statements) {
+            let names = placeholders(sql).unwrap_or_default();
+            let per_table = names
+                .iter()
+                .any(|name| self.params.get(*name) == Some(&Param::Table));
+            let numbers: Vec<u32> = if per_table {
+                (1..=tables).collect()
+            } else {
+                vec![0]
+            };
+            texts.extend(numbers.into_iter().map(|t| render(sql, self, t)));
+        }
+        texts.len() as u64
+    }
+}
+
 /// The fewest statements of a read class that `--check-results` compares.
 pub(crate) const MIN_PER_CLASS: u32 = 3;
 
@@ -578,6 +603,7 @@ fn prepare_statement(
     sql: &str,
     tables: u32,
     prepared: bool,
+    cache: &mut BTreeMap<String, Stmt>,
 ) -> Result<PreparedStatement, mysql::Error> {
     let names: Vec<&str> = placeholders(sql).unwrap_or_default();
     let table_param = names
@@ -596,8 +622,16 @@ fn prepare_statement(
     };
     let per_table = table_numbers
         .into_iter()
-        .map(|table| Stmt::new(conn, &render(sql, workload, table), prepared))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|table| {
+            let text = render(sql, workload, table);
+            if let Some(known) = cache.get(&text) {
+                return Ok(known.clone());
+            }
+            let statement = Stmt::new(conn, &text, prepared)?;
+            cache.insert(text, statement.clone());
+            Ok(statement)
+        })
+        .collect::<Result<Vec<_>, mysql::Error>>()?;
     Ok(PreparedStatement {
         kind: CustomWorkload::kind(sql),
         bound,
@@ -646,6 +680,23 @@ name = "write"
 begin = true
 statements = ["UPDATE sbtest{t} SET c = {s} WHERE id = {id}"]
 "#;
+
+    #[test]
+    fn a_statement_is_prepared_once_per_text_and_every_read_class_is_sampled() {
+        let workload = load(&format!(
+            "{SAMPLE}\n[[transaction]]\nname = \"again\"\nstatements = [\"SELECT c FROM sbtest{{t}} WHERE id = {{id}}\", \"SELECT 1\"]\n"
+        ))
+        .unwrap();
+        // Two distinct statements with a table parameter at 4 tables, one without.
+        assert_eq!(workload.prepared_per_connection(4), 9);
+        let classes = workload.read_classes_by_weight(2);
+        assert_eq!(
+            classes.iter().filter(|c| c.as_str() == "SELECT 1").count(),
+            3,
+            "a rare class still gets the floor"
+        );
+        assert!(classes.len() >= 6);
+    }
 
     fn load(text: &str) -> anyhow::Result<CustomWorkload> {
         let dir = tempfile::tempdir().unwrap();

@@ -354,6 +354,29 @@ fn insert(
     Ok(())
 }
 
+/// How many server-side prepared statements one connection of this workload holds (0
+/// in the text protocol), which times the connections must fit the server's
+/// `max_prepared_stmt_count`.
+pub(crate) fn prepared_per_connection(spec: &WorkloadSpec) -> u64 {
+    if spec.ps_mode == PsMode::Disable {
+        return 0;
+    }
+    if let Some(custom) = &spec.custom {
+        return custom.prepared_per_connection(spec.tables);
+    }
+    match spec.name {
+        WorkloadName::OltpInsert | WorkloadName::BulkInsert | WorkloadName::Custom => 0,
+        WorkloadName::SelectRandomPoints | WorkloadName::SelectRandomRanges => 1,
+        _ => {
+            let per_table: usize = event_groups(spec)
+                .iter()
+                .map(|(group, _)| group.statements().len())
+                .sum();
+            u64::from(spec.tables) * per_table as u64
+        }
+    }
+}
+
 /// Prepares the statements of a sysbench workload on `conn`.
 fn prepare_sysbench(
     conn: &mut Conn,

@@ -5,7 +5,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Statement, Value};
 
 /// A workload statement.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Stmt {
     /// Server-side prepared.
     Prepared(Statement),

@@ -150,6 +150,7 @@ fn the_dry_run_shows_the_command_line_with_every_write_inside_the_private_direct
         "--log_bin=<private-dir>/data/bin",
         "--datadir=<private-dir>/data",
         "--secure-file-priv=<private-dir>/files",
+        "--max-prepared-stmt-count=1048576",
     ] {
         assert!(
             command.split_whitespace().any(|w| w == word),

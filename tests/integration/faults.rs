@@ -755,3 +755,49 @@ fn a_refused_resume_leaves_the_results_file_as_it_was() {
         .query_drop("SET GLOBAL max_connect_errors = 100")
         .unwrap();
 }
+
+#[test]
+fn prepared_statements_beyond_the_servers_limit_are_refused_before_the_run() {
+    let _lock = server_lock();
+    let external = start_server(&BTreeMap::new(), 8);
+    // An external server with a small budget (abtest raises a managed one's to fit).
+    external
+        .admin()
+        .unwrap()
+        .query_drop("SET GLOBAL max_prepared_stmt_count = 20")
+        .unwrap();
+    let sandbox = Sandbox::new();
+    let profile = external.socket_profile(&sandbox, "small.toml", "");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--baseline",
+            profile.as_str(),
+            "--variant",
+            profile.as_str(),
+            "--workload",
+            "oltp_read_only",
+            "--threads",
+            "8",
+            "--rounds",
+            "2",
+        ];
+        args.extend(crate::support::QUICK);
+        args.extend(extra);
+        sandbox.run(&args)
+    };
+    let output = run(&[]);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("prepares 5 statements per connection, 40 at 8 connections")
+            && stderr.contains("max_prepared_stmt_count = 20")
+            && stderr.contains("--ps-mode disable"),
+        "{stderr}"
+    );
+    assert!(
+        !sandbox.path("results.json").exists(),
+        "refused before anything is written"
+    );
+    let output = run(&["--ps-mode", "disable"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
+}
