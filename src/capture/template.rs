@@ -54,8 +54,22 @@ pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
         match c {
             '\'' | '"' => {
                 let (text, end) = quoted(&chars, i)?;
+                if literal_stays_as_written(&template) {
+                    let raw: String = chars[i..end].iter().collect();
+                    if raw.contains(['{', '}']) {
+                        return Err("a brace inside a literal replayed as written".to_string());
+                    }
+                    template.push_str(&raw);
+                } else {
+                    template.push_str(SLOT);
+                    literals.push(Literal::Text(text));
+                }
+                i = end;
+            }
+            '.' if next.is_some_and(|d| d.is_ascii_digit()) && !part_of_number(&chars, i) => {
+                let end = number_end(&chars, i);
                 template.push_str(SLOT);
-                literals.push(Literal::Text(text));
+                literals.push(Literal::Decimal(chars[i..end].iter().collect()));
                 i = end;
             }
             '`' => {
@@ -138,6 +152,41 @@ fn line_end(chars: &[char], from: usize) -> usize {
         .iter()
         .position(|&c| c == '\n')
         .map_or(chars.len(), |p| from + p)
+}
+
+/// Whether the quoted literal that follows `template` is part of a literal form a `?`
+/// cannot stand for: a hex, bit or national string (`X'78'`, `b'101'`, `N'x'`), a
+/// character set introducer (`_utf8mb4'x'`), or a temporal literal (`DATE '2020-01-01'`,
+/// `TIME`, `TIMESTAMP`). Such a literal is replayed as written.
+fn literal_stays_as_written(template: &str) -> bool {
+    let word = |text: &str| -> String {
+        text.chars()
+            .rev()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect()
+    };
+    let prefix = word(template).to_ascii_lowercase();
+    if matches!(prefix.as_str(), "x" | "b" | "n") || prefix.starts_with('_') {
+        return true;
+    }
+    let trimmed = template.trim_end();
+    trimmed.len() < template.len()
+        && matches!(
+            word(trimmed).to_ascii_lowercase().as_str(),
+            "date" | "time" | "timestamp"
+        )
+}
+
+/// Whether the `.` at `i` belongs to a number or a name before it (`1.5`, `t.c`), not
+/// the start of a number of its own (`.5`).
+fn part_of_number(chars: &[char], i: usize) -> bool {
+    i > 0 && {
+        let before = chars[i - 1];
+        before.is_alphanumeric() || matches!(before, '_' | '$' | '`' | ')' | '"' | '\'')
+    }
 }
 
 /// Whether the digit at `i` continues a name (`sbtest1`, `t2`, `$3`).
@@ -224,6 +273,29 @@ mod tests {
             ("SHOW GLOBAL STATUS LIKE 'Com\\_%'".to_string(), vec![])
         );
         assert!(split("SELECT {fn NOW()}").is_err());
+        assert_eq!(split("SELECT .5 + t.c1").unwrap().0, "SELECT {} + t.c1");
         assert_eq!(split("SELECT '{}'").unwrap().0, "SELECT {}");
+    }
+
+    #[test]
+    fn literal_forms_a_parameter_cannot_hold_stay_as_written() {
+        for (sql, template) in [
+            ("SELECT X'78', x'7a'", "SELECT X'78', x'7a'"),
+            ("SELECT b'101' = 5", "SELECT b'101' = {}"),
+            ("SELECT _utf8mb4'x' = c", "SELECT _utf8mb4'x' = c"),
+            ("SELECT N'x'", "SELECT N'x'"),
+            (
+                "SELECT c FROM t WHERE d > DATE '2020-01-01' AND e < TIMESTAMP '2021-01-01 00:00:00'",
+                "SELECT c FROM t WHERE d > DATE '2020-01-01' AND e < TIMESTAMP '2021-01-01 00:00:00'",
+            ),
+            ("SELECT -5, 1e3, .5", "SELECT -{}, {}, {}"),
+            (
+                "SELECT c FROM t WHERE name = 'x'",
+                "SELECT c FROM t WHERE name = {}",
+            ),
+        ] {
+            assert_eq!(split(sql).unwrap().0, template, "{sql}");
+        }
+        assert!(split("SELECT _utf8mb4'{x}'").is_err());
     }
 }

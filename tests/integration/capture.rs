@@ -455,3 +455,60 @@ fn a_log_cut_mid_statement_loses_only_that_statement_and_says_so() {
     assert!(!stderr.contains("cut off"), "{stderr}");
     assert!(!sandbox.path("-").exists());
 }
+
+#[test]
+fn every_literal_form_of_a_log_replays() {
+    let _lock = crate::support::server_lock();
+    let sandbox = Sandbox::new();
+    let statements: Vec<String> = (1..=12)
+        .flat_map(|id| {
+            [
+                format!("SELECT c FROM sbtest1 WHERE id = {id} AND c <> X'78'"),
+                format!("SELECT id FROM sbtest1 WHERE id = {id} AND b'101' = 5"),
+                format!("SELECT _utf8mb4'x' = c FROM sbtest1 WHERE id = {id}"),
+                format!("SELECT id FROM sbtest1 WHERE id = {id} AND DATE '2020-01-01' < NOW()"),
+                format!("SELECT id * .5, N'n' FROM sbtest1 WHERE id = {id} AND k > -{id}"),
+            ]
+        })
+        .collect();
+    let log = sandbox.write("slow.log", &slow_log(&statements));
+    let captured = sandbox.path("captured.toml");
+    let (code, _, stderr) = capture(
+        &sandbox,
+        &[log.to_str().unwrap(), "-o", captured.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let written = std::fs::read_to_string(&captured).unwrap();
+    for kept in [
+        "X'78'",
+        "b'101'",
+        "_utf8mb4'x'",
+        "DATE '2020-01-01'",
+        "N'n'",
+    ] {
+        assert!(written.contains(kept), "{kept} kept as written:\n{written}");
+    }
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+        "--workload-file",
+        captured.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--rounds",
+        "2",
+        "--check-results",
+        "20",
+    ];
+    args.extend(crate::support::QUICK);
+    let output = sandbox.run(&args);
+    let (_, stderr) = text(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "every statement replays: {stderr}"
+    );
+    assert!(stderr.contains("same answers"), "{stderr}");
+}
