@@ -339,7 +339,8 @@ impl CustomSession {
                 .statements
                 .iter()
                 .map(|sql| prepare_statement(conn, workload, sql, tables, prepared, &mut cache))
-                .collect::<Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|(e, sql)| naming(e, &sql, &transaction.name))?;
             transactions.push(statements);
         }
         let used = workload
@@ -556,6 +557,23 @@ impl CustomWorkload {
     }
 }
 
+/// `error` with the statement that caused it and its transaction, so that a round that
+/// cannot start names what to fix instead of only the server's "near '?'".
+fn naming(error: mysql::Error, sql: &str, transaction: &str) -> mysql::Error {
+    match error {
+        mysql::Error::MySqlError(mut e) => {
+            e.message = format!(
+                "{} — while preparing `{sql}` of transaction \"{transaction}\" in the workload \
+                 file; fix or remove that statement, or send statements as text (--ps-mode \
+                 disable)",
+                e.message
+            );
+            mysql::Error::MySqlError(e)
+        }
+        other => other,
+    }
+}
+
 /// The fewest statements of a read class that `--check-results` compares.
 pub(crate) const MIN_PER_CLASS: u32 = 3;
 
@@ -604,7 +622,7 @@ fn prepare_statement(
     tables: u32,
     prepared: bool,
     cache: &mut BTreeMap<String, Stmt>,
-) -> Result<PreparedStatement, mysql::Error> {
+) -> Result<PreparedStatement, (mysql::Error, String)> {
     let names: Vec<&str> = placeholders(sql).unwrap_or_default();
     let table_param = names
         .iter()
@@ -627,11 +645,11 @@ fn prepare_statement(
             if let Some(known) = cache.get(&text) {
                 return Ok(known.clone());
             }
-            let statement = Stmt::new(conn, &text, prepared)?;
+            let statement = Stmt::new(conn, &text, prepared).map_err(|e| (e, text.clone()))?;
             cache.insert(text, statement.clone());
             Ok(statement)
         })
-        .collect::<Result<Vec<_>, mysql::Error>>()?;
+        .collect::<Result<Vec<_>, (mysql::Error, String)>>()?;
     Ok(PreparedStatement {
         kind: CustomWorkload::kind(sql),
         bound,

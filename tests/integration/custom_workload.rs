@@ -77,3 +77,36 @@ fn bad_workload_file_names_line_and_statement() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_statement_the_server_cannot_prepare_is_named_with_its_transaction() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let workload = sandbox.write(
+        "broken.toml",
+        "[params]\nid = { type = \"id\" }\n[[transaction]]\nname = \"good\"\nstatements = [\"SELECT c FROM sbtest1 WHERE id = {id}\"]\n\
+         [[transaction]]\nname = \"broken\"\nstatements = [\"SELECT FROM sbtest1 WHERE id = {id}\"]\n",
+    );
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+        "--workload-file",
+        workload.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--rounds",
+        "2",
+    ];
+    args.extend(QUICK);
+    let output = sandbox.run(&args);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "while preparing `SELECT FROM sbtest1 WHERE id = ?` of transaction \"broken\""
+        ),
+        "{stderr}"
+    );
+}
