@@ -100,6 +100,13 @@ fn answers_that_differ_are_listed_and_make_the_run_no_go() {
     let (code, results, output) = pair.run(&["--prepare", "never"]);
     assert_eq!(code, Some(3), "a changed row is NO-GO: {output}");
     assert_eq!(results["verdict"], "NO-GO");
+    assert!(
+        results["result_check"]["data_differs"]
+            .as_str()
+            .is_some_and(|d| d.contains("CHECKSUM TABLE sbtest.sbtest1")),
+        "the sides' data were compared first: {}",
+        results["result_check"]
+    );
     let differences = results["result_check"]["differences"].as_array().unwrap();
     assert!(!differences.is_empty());
     assert!(
