@@ -24,6 +24,7 @@ use mysql::{Conn, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::workload::oltp::ReadSample;
+use crate::workload::statement::{inline, split_at_placeholders};
 
 /// What one side answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,6 +147,24 @@ impl ResultCheck {
         !self.differences.is_empty() || (self.order_matters && !self.order_only.is_empty())
     }
 
+    /// How many sampled statements were compared: all but those both sides failed alike.
+    pub(crate) fn compared(&self) -> u32 {
+        let failed: u32 = self.not_compared.iter().map(|d| d.count).sum();
+        self.statements.saturating_sub(failed)
+    }
+
+    /// Why the check proves nothing, when both sides failed alike on every statement:
+    /// then no answer was compared, and "no difference" must not pass for agreement.
+    pub(crate) fn nothing_compared(&self) -> Option<String> {
+        (self.statements > 0 && self.compared() == 0).then(|| {
+            format!(
+                "answers not judged: none of the {} sampled read statements could be compared \
+                 (both sides failed alike on every one)",
+                self.statements
+            )
+        })
+    }
+
     /// The classes that count as different.
     pub(crate) fn differing_classes(&self) -> usize {
         self.differences.len()
@@ -176,8 +195,9 @@ impl ResultCheck {
             )
         } else {
             format!(
-                "both sides gave the same answers to {} sampled read statements in {classes} \
-                 query classes",
+                "both sides gave the same answers to {} of {} sampled read statements in \
+                 {classes} query classes",
+                self.compared(),
                 self.statements
             )
         };
@@ -253,8 +273,14 @@ pub(crate) fn compare(
 /// cannot prepare runs in the text protocol, its parameters written in.
 fn answer(conn: &mut Conn, sample: &ReadSample) -> Answer {
     let rows: Result<Vec<mysql::Row>, mysql::Error> = match conn.prep(sample.sql.as_str()) {
-        Ok(statement) => conn.exec(&statement, sample.params.clone()),
-        Err(_) => conn.query(interpolate(&sample.sql, &sample.params)),
+        Ok(statement) => {
+            let rows = conn.exec(&statement, sample.params.clone());
+            // Closed at once: thousands of samples must not pile up against the
+            // server's max_prepared_stmt_count.
+            let _ = conn.close(statement);
+            rows
+        }
+        Err(_) => conn.query(inline(&split_at_placeholders(&sample.sql), &sample.params)),
     };
     let rows = match rows {
         Ok(rows) => rows,
@@ -294,37 +320,6 @@ fn warning_codes(conn: &mut Conn) -> Vec<u16> {
     let mut codes: Vec<u16> = rows.into_iter().map(|(_, code, _)| code).collect();
     codes.sort_unstable();
     codes
-}
-
-/// `sql` with each `?` outside quotes, back-quoted names and comments replaced by its
-/// parameter as an SQL literal, for the text protocol.
-fn interpolate(sql: &str, params: &[Value]) -> String {
-    let mut out = String::with_capacity(sql.len() + 16 * params.len());
-    let mut params = params.iter();
-    let mut quote: Option<char> = None;
-    let mut chars = sql.chars().peekable();
-    while let Some(c) = chars.next() {
-        match quote {
-            Some(q) => {
-                out.push(c);
-                if c == '\\' && q != '`' {
-                    out.extend(chars.next());
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None if matches!(c, '\'' | '"' | '`') => {
-                quote = Some(c);
-                out.push(c);
-            }
-            None if c == '?' => match params.next() {
-                Some(value) => out.push_str(&value.as_sql(false)),
-                None => out.push(c),
-            },
-            None => out.push(c),
-        }
-    }
-    out
 }
 
 /// A row as SQL literals, the same text whatever protocol carried it.
@@ -455,16 +450,6 @@ mod tests {
         let strict = compare(&samples[2..3], &baseline[2..3], &variant[2..3], true);
         assert!(strict.answers_differ());
         assert_eq!(strict.differing_classes(), 1);
-    }
-
-    #[test]
-    fn parameters_are_written_in_outside_quotes_for_the_text_protocol() {
-        let sql = "SELECT '?', `a?`, \"it\\\"s ?\" FROM t WHERE id = ? AND c = ?";
-        let params = [Value::from(5), Value::from("o'k")];
-        assert_eq!(
-            interpolate(sql, &params),
-            "SELECT '?', `a?`, \"it\\\"s ?\" FROM t WHERE id = 5 AND c = 'o\\'k'"
-        );
     }
 
     #[test]

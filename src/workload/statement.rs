@@ -19,7 +19,7 @@ impl Stmt {
         if prepared {
             Ok(Stmt::Prepared(conn.prep(sql)?))
         } else {
-            Ok(Stmt::Text(sql.split('?').map(str::to_string).collect()))
+            Ok(Stmt::Text(split_at_placeholders(sql)))
         }
     }
 
@@ -32,8 +32,36 @@ impl Stmt {
     }
 }
 
+/// `sql` cut at each `?` placeholder: a `?` inside a quoted string or a back-quoted
+/// name is text, not a placeholder.
+pub(crate) fn split_at_placeholders(sql: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut quote: Option<char> = None;
+    let mut chars = sql.chars();
+    while let Some(c) = chars.next() {
+        let part = parts.last_mut().expect("parts is never empty");
+        match quote {
+            Some(q) => {
+                part.push(c);
+                if c == '\\' && q != '`' {
+                    part.extend(chars.next());
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None if matches!(c, '\'' | '"' | '`') => {
+                quote = Some(c);
+                part.push(c);
+            }
+            None if c == '?' => parts.push(String::new()),
+            None => part.push(c),
+        }
+    }
+    parts
+}
+
 /// Joins the text parts with the parameters as SQL literals.
-fn inline(parts: &[String], params: &[Value]) -> String {
+pub(crate) fn inline(parts: &[String], params: &[Value]) -> String {
     let mut sql =
         String::with_capacity(parts.iter().map(String::len).sum::<usize>() + params.len() * 16);
     for (index, part) in parts.iter().enumerate() {
@@ -48,6 +76,17 @@ fn inline(parts: &[String], params: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_mark_in_quotes_is_not_a_placeholder() {
+        let sql = "SELECT '?', `a?`, \"it\\\"s ?\" FROM t WHERE id = ? AND c = ?";
+        let parts = split_at_placeholders(sql);
+        assert_eq!(parts.len(), 3, "{parts:?}");
+        assert_eq!(
+            inline(&parts, &[Value::from(5), Value::from("o'k")]),
+            "SELECT '?', `a?`, \"it\\\"s ?\" FROM t WHERE id = 5 AND c = 'o\\'k'"
+        );
+    }
 
     #[test]
     fn inlines_literals() {
