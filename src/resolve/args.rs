@@ -140,7 +140,7 @@ pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions>
         report_interval: args.report_interval,
         client_sched: args.client_sched.into(),
         freeze_idle: args.freeze_idle,
-        check_results: args.check_results,
+        check_results: check_results(args.check_results)?,
         check_order: args.check_order,
         continue_after_differences: args.continue_after_differences,
         connections: args.connections.into(),
@@ -212,6 +212,21 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
         instances: args.instances,
         swap: args.swap,
     })
+}
+
+/// The most statements `--check-results` compares: more than pt-upgrade reads from a
+/// day's slow log of most servers, and every one is held in memory with both answers.
+const MAX_CHECK_RESULTS: u32 = 1_000_000;
+
+/// `--check-results N`, within [`MAX_CHECK_RESULTS`].
+fn check_results(n: u32) -> anyhow::Result<u32> {
+    if n > MAX_CHECK_RESULTS {
+        return Err(UsageError::err(format!(
+            "--check-results {n} is more than abtest compares ({MAX_CHECK_RESULTS}); every read \
+             class gets at least 3 statements whatever N is, so a few thousand cover a mix"
+        )));
+    }
+    Ok(n)
 }
 
 /// The longest `--max-time` budget.

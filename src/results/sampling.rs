@@ -52,7 +52,19 @@ impl ResultsFile {
                 ));
             }
         }
-        self.unchecked_tolerances = analysis.unchecked;
+        let mut unchecked = analysis.unchecked;
+        if let Some(reason) = self
+            .result_check
+            .as_ref()
+            .and_then(|c| c.nothing_compared())
+        {
+            if self.verdict == Some(Verdict::Go) {
+                self.verdict = Some(Verdict::Inconclusive);
+            }
+            warnings.push(reason.clone());
+            unchecked.push(reason);
+        }
+        self.unchecked_tolerances = unchecked;
         self.analysis = Some(options.clone());
         self.analysis_warnings = warnings;
         self.noise = Some(NoiseBudget::of(&self.rounds));

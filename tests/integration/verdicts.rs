@@ -328,3 +328,32 @@ fn a_changed_results_file_is_refused_by_every_reader() {
         );
     }
 }
+
+#[test]
+fn an_answer_check_that_compared_nothing_never_passes_for_agreement() {
+    let sandbox = Sandbox::new();
+    let mut run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(RUN).unwrap()).unwrap();
+    // GO against a 60 % tolerance on speed; every sampled read failed alike on both sides.
+    run["result_check"] = serde_json::json!({
+        "statements": 12,
+        "classes": 1,
+        "differences": [],
+        "not_compared": [{
+            "class": "SELECT gone FROM t WHERE id = {id}",
+            "count": 12,
+            "statement": "SELECT gone FROM t WHERE id = ?",
+            "params": ["1"],
+            "baseline": "error 1054",
+            "variant": "error 1054"
+        }]
+    });
+    let file = sandbox.write("nothing.json", &serde_json::to_string(&run).unwrap());
+    let output = sandbox.run(&["analyze", file.to_str().unwrap(), "--max-tps-loss", "60%"]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(4), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("none of the 12 sampled read statements could be compared"),
+        "{stdout}"
+    );
+}
