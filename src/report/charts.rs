@@ -8,6 +8,7 @@ use plotters::prelude::*;
 use super::format::confidence;
 use crate::histogram;
 use crate::profile::Side;
+use crate::results::classes::ClassComparison;
 use crate::results::{ResultsFile, RoundRecord, RoundStatus};
 use crate::stats::compare::{Comparison, Family};
 use crate::stats::metric::Metric;
@@ -342,26 +343,115 @@ pub(crate) fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Re
         y_label_width: 16 + 7 * widest,
     };
     svg_chart(&caption, -extent..extent, y, layout, |chart| {
-        chart
-            .configure_mesh()
-            .x_desc("change (%)")
-            .y_labels(n.max(1))
-            .y_label_formatter(&|y| labels.get(y.round() as usize).cloned().unwrap_or_default())
-            .disable_y_mesh()
-            .draw()
-            .map_err(failed)?;
+        row_mesh(chart, "change (%)", &labels)?;
         for (i, c) in rows.iter().enumerate() {
             draw_worse_side(chart, c, (n - 1 - i) as f64, extent)?;
         }
-        let zero = [(0.0, -0.5), (0.0, n as f64 - 0.5)];
-        chart
-            .draw_series(LineSeries::new(zero, BLACK.stroke_width(1)))
-            .map_err(failed)?;
+        zero_line(chart, n)?;
         for (i, c) in rows.iter().enumerate() {
             draw_change(chart, c, (n - 1 - i) as f64, extent)?;
         }
         Ok(())
     })
+}
+
+/// The frame of a chart of changes, one labelled row per entry of `labels` (bottom
+/// first).
+fn row_mesh(chart: &mut Chart<'_, '_>, x_desc: &str, labels: &[String]) -> anyhow::Result<()> {
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_labels(labels.len().max(1))
+        .y_label_formatter(&|y| labels.get(y.round() as usize).cloned().unwrap_or_default())
+        .disable_y_mesh()
+        .draw()
+        .map_err(failed)
+}
+
+/// The line of no change across `rows` rows.
+fn zero_line(chart: &mut Chart<'_, '_>, rows: usize) -> anyhow::Result<()> {
+    let zero = [(0.0, -0.5), (0.0, rows as f64 - 0.5)];
+    chart
+        .draw_series(LineSeries::new(zero, BLACK.stroke_width(1)))
+        .map_err(failed)?;
+    Ok(())
+}
+
+/// The most query classes the classes chart draws (the slowest changes).
+const CLASSES_DRAWN: usize = 20;
+
+/// The change of each query class's mean latency at one thread level, with its interval,
+/// the slowest change on top: which classes got slower, at a glance.
+pub(crate) fn classes_chart(
+    classes: &[ClassComparison],
+    threads: u32,
+    alpha: f64,
+) -> anyhow::Result<String> {
+    let rows: Vec<&ClassComparison> = classes
+        .iter()
+        .filter(|c| c.threads == threads)
+        .take(CLASSES_DRAWN)
+        .collect();
+    let n = rows.len();
+    let labels: Vec<String> = rows.iter().rev().map(|c| short_label(&c.class)).collect();
+    // The axis holds zero, every change, and each interval up to three times the
+    // largest change (a wild bound is cut at the edge, not allowed to squeeze the rest).
+    let widest = rows
+        .iter()
+        .map(|c| c.change_pct.abs())
+        .fold(5.0_f64, f64::max);
+    let (low, high) = rows
+        .iter()
+        .flat_map(|c| c.ci_pct.unwrap_or([c.change_pct; 2]))
+        .filter(|v| v.is_finite())
+        .map(|v| v.clamp(-3.0 * widest, 3.0 * widest))
+        .fold((0.0_f64, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let pad = 0.08 * (high - low).max(10.0);
+    let (low, high) = (low - pad, high + pad);
+    let caption = format!(
+        "Query classes at {threads} threads: change of mean latency, {} % CI",
+        confidence(alpha)
+    );
+    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
+    let layout = Layout {
+        legend: None,
+        y_label_width: 16 + 7 * longest,
+    };
+    svg_chart(&caption, low..high, -0.5..n as f64 - 0.5, layout, |chart| {
+        row_mesh(chart, "change of mean latency (%)", &labels)?;
+        zero_line(chart, n)?;
+        let clip = |v: f64| v.clamp(low + pad / 4.0, high - pad / 4.0);
+        for (i, c) in rows.iter().enumerate() {
+            let y = (n - 1 - i) as f64;
+            let point = clip(c.change_pct);
+            let [lo, hi] = c.ci_pct.unwrap_or([low, high]);
+            let style = if c.significant { RED } else { VARIANT };
+            chart
+                .draw_series([ErrorBar::new_horizontal(
+                    y,
+                    clip(lo),
+                    point,
+                    clip(hi),
+                    style.filled(),
+                    10,
+                )])
+                .map_err(failed)?;
+            chart
+                .draw_series([Circle::new((point, y), 5, style.filled())])
+                .map_err(failed)?;
+        }
+        Ok(())
+    })
+}
+
+/// A class as a chart label: at most 40 characters.
+fn short_label(class: &str) -> String {
+    let flat = super::classes::shown(class);
+    if flat.chars().count() <= 40 {
+        return flat;
+    }
+    let cut: String = flat.chars().take(39).collect();
+    format!("{cut}…")
 }
 
 /// Where a comparison's tolerance lies on the change axis: below zero for TPS (a loss),

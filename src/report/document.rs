@@ -4,7 +4,7 @@
 //! (Markdown, HTML, Jira), so the formats cannot drift apart (the shape of hyperfine's
 //! `export/markup.rs`).
 
-use super::{ReportView, sections};
+use super::{ReportView, classes, sections};
 use crate::stats::compare::Family;
 use crate::stats::verdict::Verdict;
 
@@ -30,6 +30,10 @@ pub(crate) trait Markup {
     fn headline(&mut self, text: &str, verdict: Option<Verdict>);
     /// Before the results table: HTML draws the change chart there.
     fn lead(&mut self, _view: &ReportView<'_>) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// Before the query classes table: HTML draws the classes' changes there.
+    fn classes(&mut self, _view: &ReportView<'_>) -> anyhow::Result<()> {
         Ok(())
     }
     /// A table.
@@ -74,6 +78,17 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
                 .map(Vec::from)
                 .collect(),
             numeric: vec![true, true, true, false, false],
+            verdict_column: None,
+        });
+    }
+    if let Some(results) = view.results.filter(|r| !r.query_classes.is_empty()) {
+        markup.label(classes::TITLE);
+        markup.classes(view)?;
+        markup.table(&Table {
+            id: "classes",
+            header: classes::header(view.alpha),
+            rows: classes::rows(results),
+            numeric: classes::numeric(),
             verdict_column: None,
         });
     }

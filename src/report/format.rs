@@ -55,9 +55,14 @@ pub(crate) fn comparison_change(c: &Comparison) -> String {
             None => format!("{:+.2} pp [unbounded]", c.change_pct),
         };
     }
-    match c.ci_pct {
-        Some([lo, hi]) => format!("{:+.2} % [{}, {hi:+.2}]", c.change_pct, lower_bound(lo)),
-        None => change(c.change_pct, None),
+    ratio_change(c.change_pct, c.ci_pct)
+}
+
+/// The change of a ratio in % with its interval, the lower bound as [`lower_bound`].
+pub(crate) fn ratio_change(change_pct: f64, ci: Option<[f64; 2]>) -> String {
+    match ci {
+        Some([lo, hi]) => format!("{change_pct:+.2} % [{}, {hi:+.2}]", lower_bound(lo)),
+        None => change(change_pct, None),
     }
 }
 

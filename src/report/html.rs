@@ -57,6 +57,21 @@ impl Markup for Html {
         Ok(())
     }
 
+    fn classes(&mut self, view: &ReportView<'_>) -> anyhow::Result<()> {
+        let Some(results) = view.results else {
+            return Ok(());
+        };
+        let mut levels: Vec<u32> = results.query_classes.iter().map(|c| c.threads).collect();
+        levels.dedup();
+        for threads in levels {
+            figure(
+                &mut self.out,
+                &charts::classes_chart(&results.query_classes, threads, view.alpha)?,
+            );
+        }
+        Ok(())
+    }
+
     fn table(&mut self, table: &Table) {
         let _ = write!(self.out, "<table id=\"{0}\" class=\"{0}\"><tr>", table.id);
         // Numbers right-aligned, words left: from the table's own column kinds.

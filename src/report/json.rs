@@ -12,6 +12,7 @@ pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
         "variant": view.names[1],
         "alpha": view.alpha,
         "comparisons": view.comparisons,
+        "query_classes": view.results.map_or(&[][..], |r| &r.query_classes),
         "verdict": view.verdict,
         "unchecked_tolerances": view.unchecked,
         "warnings": view.warnings,

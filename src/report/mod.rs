@@ -3,6 +3,7 @@
 //! from a CSV of per-round values.
 
 pub(crate) mod charts;
+pub(crate) mod classes;
 pub(crate) mod csv;
 pub(crate) mod decision;
 pub(crate) mod document;

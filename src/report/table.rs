@@ -3,9 +3,13 @@
 
 use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets};
 
-use super::{ReportView, decision, format, judgement, sections};
+use super::{ReportView, classes, decision, format, judgement, sections};
+use crate::results::ResultsFile;
 use crate::stats::compare::{Comparison, Family};
 use crate::stats::verdict::Verdict;
+
+/// The most query classes the terminal shows per thread level.
+const CLASSES_SHOWN: usize = 12;
 
 /// Renders the comparison table, in colour when stdout is a terminal.
 pub(crate) fn render(view: &ReportView<'_>) -> String {
@@ -36,6 +40,9 @@ pub(crate) fn render_styled(view: &ReportView<'_>, color: bool) -> String {
                 sections::EXPLANATORY_TITLE,
                 level_table(view, &explanatory, color)
             ));
+        }
+        if let Some(results) = view.results {
+            out.push_str(&classes_table(view, results, *threads, color));
         }
     }
     if levels.len() > 1 {
@@ -99,6 +106,35 @@ fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) 
         table.add_row(row);
     }
     table
+}
+
+/// The query classes of one level, the slowest change first, at most
+/// [`CLASSES_SHOWN`] of them; empty when the run has no class table.
+fn classes_table(
+    view: &ReportView<'_>,
+    results: &ResultsFile,
+    threads: u32,
+    color: bool,
+) -> String {
+    let rows: Vec<Vec<String>> = classes::rows(results)
+        .into_iter()
+        .filter(|row| row[0] == threads.to_string())
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut table = new_table(classes::header(view.alpha), color);
+    for row in rows.iter().take(CLASSES_SHOWN) {
+        table.add_row(row.clone());
+    }
+    let mut out = format!("{}\n{table}\n", classes::TITLE);
+    if rows.len() > CLASSES_SHOWN {
+        out.push_str(&format!(
+            "… and {} more query classes: see the Markdown or HTML report, or the results file\n",
+            rows.len() - CLASSES_SHOWN
+        ));
+    }
+    out
 }
 
 fn sweep_table(view: &ReportView<'_>, color: bool) -> Table {

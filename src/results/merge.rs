@@ -317,6 +317,9 @@ fn merge_round(rounds: &[&RoundRecord]) -> Result<RoundRecord, String> {
     merged.qps = rounds.iter().map(|r| r.qps).sum();
     merged.latency_ms = LatencyMs::of(&latencies);
     merged.histogram = histogram::encode(&latencies);
+    let classes: Vec<&[_]> = rounds.iter().map(|r| r.classes.as_slice()).collect();
+    merged.classes = super::classes::merge(&classes)
+        .map_err(|e| format!("{} round {}: {e}", merged.side, merged.index + 1))?;
     merged.client_cpu_us_per_tx = client_cpu(rounds, transactions);
     merged.server = rounds[0].server.clone().map(|mut server| {
         // Server figures are server-wide: every segment saw the whole load.

@@ -3,6 +3,7 @@
 //! or Ctrl-C never loses a finished round and never leaves a half-written file.
 
 mod checks;
+pub(crate) mod classes;
 pub(crate) mod merge;
 pub(crate) mod noise;
 mod sampling;
@@ -191,6 +192,9 @@ pub(crate) struct RoundRecord {
     /// absent when the plan asked for neither.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) client_threads: Option<ThreadSetup>,
+    /// Each query class's statements in the measured events: calls and latency.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) classes: Vec<classes::ClassRound>,
     /// The merged latency histogram (µs), HdrHistogram V2 deflate, base64.
     pub(crate) histogram: String,
 }
@@ -208,6 +212,44 @@ pub(crate) struct ThreadSetup {
 }
 
 impl RoundRecord {
+    /// A completed round of 100 transactions in one second, nothing else measured: the
+    /// start of every test's round.
+    #[cfg(test)]
+    pub(crate) fn example(side: Side, threads: u32, index: u32) -> RoundRecord {
+        RoundRecord {
+            side,
+            threads,
+            index,
+            position: 0,
+            status: RoundStatus::Completed,
+            reason: None,
+            started_at: String::new(),
+            duration_s: 1.0,
+            transactions: 100,
+            queries: Default::default(),
+            errors: BTreeMap::new(),
+            reconnects: 0,
+            tps: 100.0,
+            qps: 100.0,
+            latency_ms: LatencyMs::default(),
+            latency_saturated: 0,
+            client_cpu_us_per_tx: None,
+            server: None,
+            per_second_tps: Vec::new(),
+            host_load: None,
+            other_server_cpu_pct: None,
+            switch_ms: None,
+            connections_opened: None,
+            start_offset_ms: None,
+            instance: None,
+            swapped: false,
+            open_loop: None,
+            client_threads: None,
+            classes: Vec::new(),
+            histogram: String::new(),
+        }
+    }
+
     /// The value of a compared metric. Latency percentiles other than p50/p95/p99 are
     /// read from the round's histogram.
     pub(crate) fn metric(&self, metric: &Metric) -> Option<f64> {
@@ -289,6 +331,9 @@ pub(crate) struct ResultsFile {
     pub(crate) rounds: Vec<RoundRecord>,
     /// Comparisons of the completed rounds.
     pub(crate) comparisons: Vec<Comparison>,
+    /// Each query class's latency compared, the slowest change first (explanatory).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) query_classes: Vec<classes::ClassComparison>,
     /// How the comparisons were analysed.
     pub(crate) analysis: Option<AnalysisOptions>,
     /// Overall verdict, when tolerances were given.

@@ -316,42 +316,21 @@ fn between_rounds(completed: &[&RoundRecord]) -> BTreeMap<Side, f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{HostLoad, LatencyMs};
+    use crate::results::HostLoad;
 
     fn round(side: Side, tps: f64, per_second: &[f64], idle: Option<f64>) -> RoundRecord {
         RoundRecord {
-            side,
-            threads: 8,
-            index: 0,
-            position: 0,
-            status: RoundStatus::Completed,
-            reason: None,
-            started_at: String::new(),
-            duration_s: 1.0,
-            transactions: 100,
-            queries: Default::default(),
-            errors: BTreeMap::new(),
             reconnects: 1,
             tps,
             qps: tps,
-            latency_ms: LatencyMs::default(),
-            latency_saturated: 0,
             client_cpu_us_per_tx: Some(10.0),
-            server: None,
             per_second_tps: per_second.to_vec(),
             host_load: Some(HostLoad {
                 steal_pct: Some(2.0),
                 runnable: Some(3.0),
             }),
             other_server_cpu_pct: idle,
-            switch_ms: None,
-            connections_opened: None,
-            start_offset_ms: None,
-            instance: None,
-            swapped: false,
-            open_loop: None,
-            client_threads: None,
-            histogram: String::new(),
+            ..RoundRecord::example(side, 8, 0)
         }
     }
 

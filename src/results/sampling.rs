@@ -34,6 +34,7 @@ impl ResultsFile {
         let mut warnings = round_warnings(&self.rounds);
         warnings.extend(analysis.warnings);
         self.comparisons = analysis.comparisons;
+        self.query_classes = super::classes::compare_classes(&self.rounds, options.alpha);
         self.verdict = analysis.verdict;
         if let Some(check) = &self.result_check
             && check.answers_differ()
@@ -101,7 +102,16 @@ fn round_warnings(rounds: &[RoundRecord]) -> Vec<String> {
 /// ran on several server instances (`--instances`), one per instance, the mean of its
 /// rounds, so that the difference between instances is part of every interval.
 pub(crate) fn samples(rounds: &[RoundRecord], metrics: &[Metric]) -> Vec<Sample> {
-    let per_round = round_samples(rounds, metrics);
+    samples_by(rounds, metrics, RoundRecord::metric)
+}
+
+/// [`samples`] with each round's value of a metric read by `value`.
+pub(crate) fn samples_by(
+    rounds: &[RoundRecord],
+    metrics: &[Metric],
+    value: impl Fn(&RoundRecord, &Metric) -> Option<f64>,
+) -> Vec<Sample> {
+    let per_round = round_samples(rounds, metrics, value);
     if sample_unit(rounds) == Unit::Round {
         return per_round;
     }
@@ -140,11 +150,15 @@ pub(crate) fn sample_unit(rounds: &[RoundRecord]) -> Unit {
 }
 
 /// One sample of each metric per completed round.
-fn round_samples(rounds: &[RoundRecord], metrics: &[Metric]) -> Vec<Sample> {
+fn round_samples(
+    rounds: &[RoundRecord],
+    metrics: &[Metric],
+    value_of: impl Fn(&RoundRecord, &Metric) -> Option<f64>,
+) -> Vec<Sample> {
     let mut out = Vec::new();
     for round in rounds.iter().filter(|r| r.status == RoundStatus::Completed) {
         for metric in metrics {
-            if let Some(value) = round.metric(metric) {
+            if let Some(value) = value_of(round, metric) {
                 out.push(Sample {
                     side: round.side,
                     threads: round.threads,

@@ -60,6 +60,7 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
         differences: Vec::new(),
         rounds: Vec::new(),
         comparisons: Vec::new(),
+        query_classes: Vec::new(),
         analysis: None,
         unchecked_tolerances: Vec::new(),
         verdict: None,

@@ -21,6 +21,7 @@ use crate::db::ConnectSpec;
 use crate::histogram;
 use crate::host_load::{self, CpuTicks};
 use crate::plan::ClientOptions;
+use crate::results::classes::ClassRound;
 use crate::results::{HostLoad, LatencyMs, OpenLoop, RoundRecord, RoundStatus};
 use crate::schedule::Slot;
 use crate::segment::{ThreadShare, Window};
@@ -307,6 +308,7 @@ fn build_record(
             max_queue_depth: (max_lag.as_secs_f64() * rate).round() as u64,
         }),
         client_threads: None,
+        classes: class_rounds(spec.workload, stats),
         histogram: histogram::encode(&histogram),
         client_cpu_us_per_tx: cpu::us_per_transaction(timing.client_cpu, events),
         per_second_tps: per_second_tps(&timing.events_by_second),
@@ -322,6 +324,24 @@ fn build_record(
             .map(|(planned, actual)| offset_ms(planned.measure, actual)),
         server: None,
     }
+}
+
+/// Each query class's statements of the round, the workers' histograms added; classes
+/// that did not run are left out.
+fn class_rounds(workload: &WorkloadSpec, stats: &[WorkerStats]) -> Vec<ClassRound> {
+    crate::workload::oltp::query_classes(workload)
+        .iter()
+        .enumerate()
+        .filter_map(|(id, class)| {
+            let mut merged = histogram::merged(3);
+            for worker in stats {
+                if let Some(part) = worker.classes.get(id) {
+                    histogram::merge_into(&mut merged, part);
+                }
+            }
+            (!merged.is_empty()).then(|| ClassRound::of(class, &merged))
+        })
+        .collect()
 }
 
 /// The monotonic instant of a wall-clock time (now, if it has passed).

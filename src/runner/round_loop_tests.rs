@@ -11,7 +11,7 @@ use super::{run_rounds, run_rounds_with};
 use crate::exit::Interrupted;
 use crate::plan::{Plan, Sequential};
 use crate::profile::Side;
-use crate::results::{LatencyMs, ResultsFile, RoundRecord, RoundStatus};
+use crate::results::{ResultsFile, RoundRecord, RoundStatus};
 use crate::runner::backend::{Backend, HookPoint};
 use crate::runner::experiment::{new_results, resumed};
 use crate::runner::looks::final_analysis;
@@ -147,35 +147,11 @@ impl Backend for Scripted {
 
 fn record(slot: Slot, status: RoundStatus, reason: Option<&str>) -> RoundRecord {
     RoundRecord {
-        side: slot.side,
-        threads: slot.threads,
-        index: slot.index,
         position: slot.position,
         status,
         reason: reason.map(String::from),
-        started_at: String::new(),
-        duration_s: 1.0,
-        transactions: 100,
-        queries: Default::default(),
-        errors: BTreeMap::new(),
-        reconnects: 0,
         tps: 100.0 + f64::from(slot.position),
-        qps: 100.0,
-        latency_ms: LatencyMs::default(),
-        latency_saturated: 0,
-        client_cpu_us_per_tx: None,
-        per_second_tps: Vec::new(),
-        host_load: None,
-        other_server_cpu_pct: None,
-        switch_ms: None,
-        connections_opened: None,
-        start_offset_ms: None,
-        instance: None,
-        swapped: false,
-        server: None,
-        open_loop: None,
-        client_threads: None,
-        histogram: String::new(),
+        ..RoundRecord::example(slot.side, slot.threads, slot.index)
     }
 }
 

@@ -16,6 +16,7 @@ use crate::db::errors::{IgnoreErrors, Recovery, recovery};
 use crate::db::{ConnectSpec, error_code};
 use crate::histogram;
 use crate::workload::WorkloadSpec;
+use crate::workload::event_log::EventLog;
 use crate::workload::oltp::{QueryCounts, SessionContext, WorkloadSession};
 
 /// Pause between reconnect attempts to a server that does not answer.
@@ -33,6 +34,8 @@ pub(crate) struct WorkerStats {
     pub(crate) events: u64,
     /// Statements of measured events.
     pub(crate) queries: QueryCounts,
+    /// Latency of the measured events' statements (µs), one histogram per query class.
+    pub(crate) classes: Vec<Histogram<u32>>,
     /// Errors by code during the measured period.
     pub(crate) errors: BTreeMap<u16, u64>,
     /// Reconnects during the measured period.
@@ -53,6 +56,7 @@ impl WorkerStats {
             histogram: histogram::worker(3),
             events: 0,
             queries: QueryCounts::default(),
+            classes: Vec::new(),
             errors: BTreeMap::new(),
             reconnects: 0,
             saturated: 0,
@@ -70,10 +74,15 @@ impl WorkerStats {
         }
     }
 
-    fn record_event(&mut self, latency: Duration, lag: Duration, counts: &QueryCounts) {
+    fn record_event(&mut self, latency: Duration, lag: Duration, log: &EventLog) {
         self.record_latency(latency.as_micros() as u64);
         self.events += 1;
-        self.queries.add(counts);
+        self.queries.add(&log.counts);
+        for &(class, micros) in log.times() {
+            if let Some(histogram) = self.classes.get_mut(usize::from(class)) {
+                histogram::record(histogram, micros);
+            }
+        }
         self.max_lag = self.max_lag.max(lag);
         self.late_events += u64::from(lag > LATE_AFTER);
     }
@@ -127,6 +136,9 @@ pub(crate) fn run(
     kept: Option<Session>,
 ) -> (WorkerStats, Option<Session>) {
     let mut stats = WorkerStats::new();
+    stats.classes = (0..crate::workload::oltp::query_classes(setup.workload).len())
+        .map(|_| histogram::worker(3))
+        .collect();
     let live = &control.live[setup.id];
     let opened = match kept {
         Some(session) => Ok(session),
@@ -148,6 +160,7 @@ pub(crate) fn run(
     };
     // Why the connection is gone, while it is gone.
     let mut lost: Option<String> = None;
+    let mut log = EventLog::default();
     while control.running() {
         let Some(active) = session.as_mut() else {
             session = reconnect(&setup, &mut stats, control, live, &mut lost);
@@ -164,15 +177,15 @@ pub(crate) fn run(
                 (now, now)
             }
         };
-        let mut counts = QueryCounts::default();
-        let outcome = active.workload.event(&mut active.conn, &mut counts);
+        log.clear();
+        let outcome = active.workload.event(&mut active.conn, &mut log);
         let latency = intended.elapsed();
         let measuring = control.measuring();
         match outcome {
             Ok(()) => {
-                publish(live, &counts, latency);
+                publish(live, &log.counts, latency);
                 if measuring {
-                    stats.record_event(latency, started - intended, &counts);
+                    stats.record_event(latency, started - intended, &log);
                 }
             }
             Err(e) => {

@@ -37,7 +37,7 @@ use mysql::{Conn, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::exit::UsageError;
-use crate::workload::oltp::QueryCounts;
+use crate::workload::event_log::{ClassId, ClassNames, EventLog, StatementKind};
 use crate::workload::random::WorkloadRng;
 use crate::workload::statement::Stmt;
 
@@ -252,6 +252,23 @@ impl CustomWorkload {
     }
 
     /// Whether a statement writes (INSERT, UPDATE, DELETE, REPLACE).
+    /// The query classes: every statement as written, in file order, with BEGIN first
+    /// and COMMIT last when a transaction uses them.
+    pub(crate) fn class_names(&self) -> ClassNames {
+        let mut names = ClassNames::default();
+        let begin = self.transactions.iter().any(|t| t.begin);
+        if begin {
+            names.id("BEGIN");
+        }
+        for sql in self.transactions.iter().flat_map(|t| &t.statements) {
+            names.id(sql);
+        }
+        if begin {
+            names.id("COMMIT");
+        }
+        names
+    }
+
     pub(crate) fn is_write(sql: &str) -> bool {
         Self::kind(sql) == StatementKind::Write
     }
@@ -286,17 +303,12 @@ fn placeholders(sql: &str) -> Result<Vec<&str>, String> {
     Ok(found)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StatementKind {
-    Read,
-    Write,
-    Other,
-}
-
 /// A statement prepared for every table number it can take.
 #[derive(Debug)]
 struct PreparedStatement {
     kind: StatementKind,
+    /// Its query class: the statement as written in the file.
+    class: ClassId,
     /// Names of the bound parameters, in `?` order.
     bound: Vec<String>,
     /// The table parameter inlined into the text, if any.
@@ -309,6 +321,9 @@ struct PreparedStatement {
 #[derive(Debug)]
 pub(crate) struct CustomSession {
     workload: CustomWorkload,
+    /// The classes of BEGIN and COMMIT.
+    begin: ClassId,
+    commit: ClassId,
     transactions: Vec<Vec<PreparedStatement>>,
     /// The parameters each transaction uses: only those are drawn for its event.
     used: Vec<Vec<String>>,
@@ -334,11 +349,17 @@ impl CustomSession {
         // statements across many transaction shapes, and every prepared statement counts
         // against the server's max_prepared_stmt_count.
         let mut cache = BTreeMap::new();
+        let mut classes = workload.class_names();
         for transaction in &workload.transactions {
             let statements = transaction
                 .statements
                 .iter()
-                .map(|sql| prepare_statement(conn, workload, sql, tables, prepared, &mut cache))
+                .map(|sql| {
+                    let mut statement =
+                        prepare_statement(conn, workload, sql, tables, prepared, &mut cache)?;
+                    statement.class = classes.id(sql);
+                    Ok(statement)
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|(e, sql)| naming(e, &sql, &transaction.name))?;
             transactions.push(statements);
@@ -369,6 +390,8 @@ impl CustomSession {
             })
             .collect();
         Ok(CustomSession {
+            begin: classes.id("BEGIN"),
+            commit: classes.id("COMMIT"),
             total_weight: workload.transactions.iter().map(|t| t.weight).sum(),
             used,
             cumulative,
@@ -385,14 +408,15 @@ impl CustomSession {
         &mut self,
         conn: &mut Conn,
         rng: &mut WorkloadRng,
-        counts: &mut QueryCounts,
+        log: &mut EventLog,
     ) -> Result<(), mysql::Error> {
         let index = self.pick(rng);
         self.draw(index, rng);
         let begin = self.workload.transactions[index].begin;
         if begin {
-            conn.query_drop("BEGIN")?;
-            counts.other += 1;
+            log.statement(self.begin, StatementKind::Other, || {
+                conn.query_drop("BEGIN")
+            })?;
         }
         for statement in &self.transactions[index] {
             let table = statement
@@ -406,16 +430,14 @@ impl CustomSession {
                 .iter()
                 .map(|name| self.values[name].clone())
                 .collect();
-            statement.per_table[table].exec(conn, params)?;
-            match statement.kind {
-                StatementKind::Read => counts.read += 1,
-                StatementKind::Write => counts.write += 1,
-                StatementKind::Other => counts.other += 1,
-            }
+            log.statement(statement.class, statement.kind, || {
+                statement.per_table[table].exec(conn, params)
+            })?;
         }
         if begin {
-            conn.query_drop("COMMIT")?;
-            counts.other += 1;
+            log.statement(self.commit, StatementKind::Other, || {
+                conn.query_drop("COMMIT")
+            })?;
         }
         Ok(())
     }
@@ -652,6 +674,7 @@ fn prepare_statement(
         .collect::<Result<Vec<_>, (mysql::Error, String)>>()?;
     Ok(PreparedStatement {
         kind: CustomWorkload::kind(sql),
+        class: 0,
         bound,
         table_param,
         per_table,

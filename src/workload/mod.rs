@@ -4,6 +4,7 @@
 //! statement (docs/sysbench-parity.md), so that a DBA's sysbench intuition carries over unchanged.
 
 pub mod custom;
+pub(crate) mod event_log;
 pub(crate) mod oltp;
 pub(crate) mod random;
 pub(crate) mod schema;

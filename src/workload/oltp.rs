@@ -13,6 +13,7 @@ use mysql::{Conn, Value};
 
 use crate::workload::WorkloadSpec;
 use crate::workload::custom::CustomSession;
+use crate::workload::event_log::{ClassId, ClassNames, EventLog, StatementKind};
 use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, UniqueSequence, WorkloadRng};
 use crate::workload::statement::Stmt;
 use crate::workload::{PsMode, WorkloadName};
@@ -76,6 +77,29 @@ impl Group {
                 "INSERT INTO sbtest{} (id, k, c, pad) VALUES (?, ?, ?, ?)",
             ],
             Group::Deletes => &["DELETE FROM sbtest{} WHERE id=?"],
+        }
+    }
+
+    /// The query class of each of [`Group::statements`], as the report names it.
+    fn class_names(self) -> &'static [&'static str] {
+        match self {
+            Group::PointSelects => &["point select"],
+            Group::SimpleRanges => &["simple range"],
+            Group::SumRanges => &["sum range"],
+            Group::OrderRanges => &["order range"],
+            Group::DistinctRanges => &["distinct range"],
+            Group::IndexUpdates => &["index update"],
+            Group::NonIndexUpdates => &["non-index update"],
+            Group::DeleteInserts => &["delete", "insert"],
+            Group::Deletes => &["delete"],
+        }
+    }
+
+    fn kind(self) -> StatementKind {
+        if self.is_read() {
+            StatementKind::Read
+        } else {
+            StatementKind::Write
         }
     }
 
@@ -177,6 +201,61 @@ pub(crate) fn sample_reads(spec: &WorkloadSpec, seed: u64, n: u32) -> Vec<ReadSa
         .collect()
 }
 
+/// The query classes of a sysbench workload's statements.
+#[derive(Debug)]
+struct SysbenchClasses {
+    begin: ClassId,
+    commit: ClassId,
+    /// The class of each statement of each of the event's groups.
+    groups: Vec<Vec<ClassId>>,
+    /// The class of a one-statement script (insert, key lookup, bulk insert).
+    single: ClassId,
+}
+
+impl SysbenchClasses {
+    fn of(spec: &WorkloadSpec) -> (SysbenchClasses, ClassNames) {
+        let mut names = ClassNames::default();
+        let begin = if spec.uses_transactions() {
+            names.id("BEGIN")
+        } else {
+            0
+        };
+        let groups = event_groups(spec)
+            .iter()
+            .map(|(group, _)| group.class_names().iter().map(|n| names.id(n)).collect())
+            .collect();
+        let single = match spec.name {
+            WorkloadName::OltpInsert => names.id("insert"),
+            WorkloadName::SelectRandomPoints => names.id("random points"),
+            WorkloadName::SelectRandomRanges => names.id("random ranges"),
+            WorkloadName::BulkInsert => names.id("bulk insert"),
+            _ => 0,
+        };
+        let commit = if spec.uses_transactions() {
+            names.id("COMMIT")
+        } else {
+            0
+        };
+        let classes = SysbenchClasses {
+            begin,
+            commit,
+            groups,
+            single,
+        };
+        (classes, names)
+    }
+}
+
+/// The workload's query classes, by [`ClassId`]: the sysbench statement kinds of a
+/// built-in workload, each statement text of a workload file, with BEGIN and COMMIT
+/// where the events use them.
+pub(crate) fn query_classes(spec: &WorkloadSpec) -> Vec<String> {
+    match &spec.custom {
+        Some(custom) if spec.name == WorkloadName::Custom => custom.class_names().into_names(),
+        _ => SysbenchClasses::of(spec).1.into_names(),
+    }
+}
+
 /// Where this connection sits among the round's connections.
 #[derive(Debug, Clone)]
 pub(crate) struct SessionContext {
@@ -218,6 +297,7 @@ enum SysbenchScript {
 #[derive(Debug)]
 pub(crate) struct WorkloadSession {
     script: Script,
+    classes: SysbenchClasses,
     spec: WorkloadSpec,
     context: SessionContext,
     transactions: bool,
@@ -255,6 +335,7 @@ impl WorkloadSession {
         };
         Ok(WorkloadSession {
             script,
+            classes: SysbenchClasses::of(spec).0,
             transactions,
             spec: spec.clone(),
             rng: WorkloadRng::with_spec(seed, spec.rand),
@@ -267,52 +348,59 @@ impl WorkloadSession {
         self.transactions
     }
 
-    /// Runs one event; `counts` receives every statement that completed.
+    /// Runs one event; `log` receives every statement that completed.
     pub(crate) fn event(
         &mut self,
         conn: &mut Conn,
-        counts: &mut QueryCounts,
+        log: &mut EventLog,
     ) -> Result<(), mysql::Error> {
         let script = match &mut self.script {
-            Script::Custom(session) => return session.event(conn, &mut self.rng, counts),
+            Script::Custom(session) => return session.event(conn, &mut self.rng, log),
             Script::Sysbench(script) => script,
         };
+        let classes = &self.classes;
         if self.transactions {
-            conn.query_drop("BEGIN")?;
-            counts.other += 1;
+            log.statement(classes.begin, StatementKind::Other, || {
+                conn.query_drop("BEGIN")
+            })?;
         }
         match script {
             SysbenchScript::Groups { groups, statements } => {
-                for index in 0..groups.len() {
-                    let (group, repeat) = groups[index];
+                for (index, &(group, repeat)) in groups.iter().enumerate() {
                     let table = self.rng.uniform(1, statements.len() as u32) as usize - 1;
-                    run_group(
-                        conn,
-                        group,
-                        repeat,
-                        &statements[table][index],
-                        &self.spec,
-                        &mut self.rng,
-                        counts,
-                    )?;
+                    let stmts = Classed {
+                        stmts: &statements[table][index],
+                        classes: &classes.groups[index],
+                    };
+                    run_group(conn, (group, repeat), stmts, &self.spec, &mut self.rng, log)?;
                 }
             }
             SysbenchScript::Insert => {
-                insert(conn, &self.spec, &self.context, &mut self.rng, counts)?
+                let sql = insert_text(&self.spec, &self.context, &mut self.rng);
+                log.statement(classes.single, StatementKind::Write, || {
+                    conn.query_drop(sql)
+                })?;
             }
             SysbenchScript::KeyLookup { statement, ranges } => {
                 let params = key_lookup_params(&self.spec, &self.context, *ranges, &mut self.rng);
-                statement.exec(conn, params)?;
-                counts.read += 1;
+                log.statement(classes.single, StatementKind::Read, || {
+                    statement.exec(conn, params)
+                })?;
             }
             SysbenchScript::Bulk { buffer, next_id } => {
                 *next_id += 1;
-                bulk_append(conn, buffer, *next_id, self.context.thread + 1, counts)?;
+                let row = BulkRow {
+                    id: *next_id,
+                    table: self.context.thread + 1,
+                    class: classes.single,
+                };
+                bulk_append(conn, buffer, row, log)?;
             }
         }
         if self.transactions {
-            conn.query_drop("COMMIT")?;
-            counts.other += 1;
+            log.statement(classes.commit, StatementKind::Other, || {
+                conn.query_drop("COMMIT")
+            })?;
         }
         Ok(())
     }
@@ -329,14 +417,8 @@ impl WorkloadSession {
     }
 }
 
-/// oltp_insert's event: one text INSERT into a random table.
-fn insert(
-    conn: &mut Conn,
-    spec: &WorkloadSpec,
-    context: &SessionContext,
-    rng: &mut WorkloadRng,
-    counts: &mut QueryCounts,
-) -> Result<(), mysql::Error> {
+/// oltp_insert's statement: one text INSERT into a random table.
+fn insert_text(spec: &WorkloadSpec, context: &SessionContext, rng: &mut WorkloadRng) -> String {
     let table = rng.uniform(1, spec.tables);
     let k = rng.row_id(spec.table_size.max(1));
     let id = if spec.auto_inc {
@@ -349,9 +431,7 @@ fn insert(
     sql.push_str("', '");
     rng.fill_template(PAD_TEMPLATE, &mut sql);
     sql.push_str("')");
-    conn.query_drop(sql)?;
-    counts.write += 1;
-    Ok(())
+    sql
 }
 
 /// How many server-side prepared statements one connection of this workload holds (0
@@ -435,50 +515,64 @@ fn prepare_groups(
     Ok(SysbenchScript::Groups { groups, statements })
 }
 
+/// A group's statements for one table, with their query classes.
+#[derive(Clone, Copy)]
+struct Classed<'a> {
+    stmts: &'a [Stmt],
+    classes: &'a [ClassId],
+}
+
+impl Classed<'_> {
+    fn exec(
+        &self,
+        conn: &mut Conn,
+        index: usize,
+        kind: StatementKind,
+        params: Vec<Value>,
+        log: &mut EventLog,
+    ) -> Result<(), mysql::Error> {
+        log.statement(self.classes[index], kind, || {
+            self.stmts[index].exec(conn, params)
+        })
+    }
+}
+
 fn run_group(
     conn: &mut Conn,
-    group: Group,
-    repeat: u32,
-    stmts: &[Stmt],
+    (group, repeat): (Group, u32),
+    stmts: Classed<'_>,
     spec: &WorkloadSpec,
     rng: &mut WorkloadRng,
-    counts: &mut QueryCounts,
+    log: &mut EventLog,
 ) -> Result<(), mysql::Error> {
+    let kind = group.kind();
     for _ in 0..repeat {
         let id = rng.row_id(spec.table_size);
         match group {
             Group::PointSelects | Group::IndexUpdates | Group::Deletes => {
-                stmts[0].exec(conn, vec![Value::from(id)])?
+                stmts.exec(conn, 0, kind, vec![Value::from(id)], log)?
             }
             Group::SimpleRanges | Group::SumRanges | Group::OrderRanges | Group::DistinctRanges => {
                 let end = id + spec.range_size - 1;
-                stmts[0].exec(conn, vec![Value::from(id), Value::from(end)])?;
+                stmts.exec(conn, 0, kind, vec![Value::from(id), Value::from(end)], log)?;
             }
             Group::NonIndexUpdates => {
                 let c = rng.template_string(C_TEMPLATE);
-                stmts[0].exec(conn, vec![Value::from(c), Value::from(id)])?;
+                stmts.exec(conn, 0, kind, vec![Value::from(c), Value::from(id)], log)?;
             }
             Group::DeleteInserts => {
                 let k = rng.row_id(spec.table_size);
                 let c = rng.template_string(C_TEMPLATE);
                 let pad = rng.template_string(PAD_TEMPLATE);
-                stmts[0].exec(conn, vec![Value::from(id)])?;
-                counts.write += 1;
-                stmts[1].exec(
-                    conn,
-                    vec![
-                        Value::from(id),
-                        Value::from(k),
-                        Value::from(c),
-                        Value::from(pad),
-                    ],
-                )?;
+                stmts.exec(conn, 0, kind, vec![Value::from(id)], log)?;
+                let row = vec![
+                    Value::from(id),
+                    Value::from(k),
+                    Value::from(c),
+                    Value::from(pad),
+                ];
+                stmts.exec(conn, 1, kind, row, log)?;
             }
-        }
-        if group.is_read() {
-            counts.read += 1;
-        } else {
-            counts.write += 1;
         }
     }
     Ok(())
@@ -509,20 +603,29 @@ fn key_lookup_params(
     }
 }
 
+/// One row of bulk_insert: its id, the thread's own table, and the class of the
+/// INSERT that carries it.
+struct BulkRow {
+    id: u64,
+    table: u32,
+    class: ClassId,
+}
+
 /// Appends one row to the bulk buffer, sending the buffer first when it would overflow.
 fn bulk_append(
     conn: &mut Conn,
     buffer: &mut String,
-    id: u64,
-    table: u32,
-    counts: &mut QueryCounts,
+    row: BulkRow,
+    log: &mut EventLog,
 ) -> Result<(), mysql::Error> {
     let row_len = 2 * 20 + 4;
     if !buffer.is_empty() && buffer.len() + row_len > BULK_PACKET_SIZE {
-        conn.query_drop(buffer.as_str())?;
+        log.statement(row.class, StatementKind::Write, || {
+            conn.query_drop(buffer.as_str())
+        })?;
         buffer.clear();
-        counts.write += 1;
     }
+    let BulkRow { id, table, .. } = row;
     if buffer.is_empty() {
         let _ = write!(buffer, "INSERT INTO sbtest{table} VALUES ({id},{id})");
     } else {
