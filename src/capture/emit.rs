@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::mix::{Class, Mix, SlotSource};
+use super::mix::{Class, MIN_TIE_EXECUTIONS, Mix, SlotSource};
 use super::template::{Literal, SLOT};
 use crate::workload::custom::{ChoiceValue, CustomWorkload, Param, Transaction};
 
@@ -70,22 +70,44 @@ fn param_of(source: &SlotSource) -> Option<Param> {
             min: *min,
             max: *max,
         }),
+        SlotSource::Choice(values)
+            if values.iter().all(|(v, _)| matches!(v, Literal::Table(_))) =>
+        {
+            Some(Param::Table {
+                values: values.iter().map(|(v, _)| table_number(v)).collect(),
+                weights: weights_of(values),
+            })
+        }
         SlotSource::Choice(values) => Some(Param::Choice {
             values: values.iter().map(|(v, _)| choice_value(v)).collect(),
-            weights: if values.iter().all(|(_, n)| *n == values[0].1) {
-                Vec::new()
-            } else {
-                values.iter().map(|(_, n)| *n).collect()
-            },
+            weights: weights_of(values),
         }),
         SlotSource::Tied { .. } => None,
+    }
+}
+
+/// The observed frequencies as weights; none when every value was seen as often.
+fn weights_of(values: &[(Literal, u64)]) -> Vec<u64> {
+    if values.iter().all(|(_, n)| *n == values[0].1) {
+        Vec::new()
+    } else {
+        values.iter().map(|(_, n)| *n).collect()
+    }
+}
+
+fn table_number(literal: &Literal) -> String {
+    match literal {
+        Literal::Table(number) => number.clone(),
+        other => format!("{other:?}"),
     }
 }
 
 fn choice_value(literal: &Literal) -> ChoiceValue {
     match literal {
         Literal::Int(n) => ChoiceValue::Int(*n),
-        Literal::Decimal(text) | Literal::Text(text) => ChoiceValue::Text(text.clone()),
+        Literal::Decimal(text) | Literal::Text(text) | Literal::Table(text) => {
+            ChoiceValue::Text(text.clone())
+        }
     }
 }
 
@@ -109,7 +131,8 @@ fn statements(class: &Class, prefix: &str) -> Vec<String> {
         .collect()
 }
 
-/// `{t1_3}`, or for a tied slot the slot it follows, with its offset.
+/// `{t1_3}`, or for a tied slot the slot it follows, with its offset (`{t1_3 + 99}`,
+/// computed by the client, so the server runs the statement as the application did).
 fn placeholder(slots: &[SlotSource], slot: usize, prefix: &str) -> String {
     let (mut root, mut offset) = (slot, 0i64);
     while let SlotSource::Tied {
@@ -122,12 +145,13 @@ fn placeholder(slots: &[SlotSource], slot: usize, prefix: &str) -> String {
     }
     match offset {
         0 => format!("{{{prefix}{root}}}"),
-        o if o > 0 => format!("{{{prefix}{root}}} + {o}"),
-        o => format!("{{{prefix}{root}}} - {}", o.unsigned_abs()),
+        o if o > 0 => format!("{{{prefix}{root} + {o}}}"),
+        o => format!("{{{prefix}{root} - {}}}", o.unsigned_abs()),
     }
 }
 
-/// Whether a template reads or writes a sysbench table (`sbtest` and a number).
+/// Whether a template reads or writes a sysbench table (`sbtest` and a number, or a
+/// table parameter).
 fn mentions_sbtest(template: &str) -> bool {
     template
         .to_ascii_lowercase()
@@ -136,7 +160,7 @@ fn mentions_sbtest(template: &str) -> bool {
             template[at + 6..]
                 .chars()
                 .next()
-                .is_some_and(|c| c.is_ascii_digit())
+                .is_some_and(|c| c.is_ascii_digit() || c == '{')
         })
 }
 
@@ -158,6 +182,13 @@ fn header(mix: &Mix, source: &Source, workload: &CustomWorkload) -> String {
             mix.fingerprints.len()
         ),
     ];
+    lines.push(
+        "classes: statements fold as pt-query-digest folds them, and the table names that differ only by their number (sbtest1..N) fold into one class; the table is a parameter drawn from the captured ones by frequency."
+            .to_string(),
+    );
+    lines.push(format!(
+        "ties: a value follows an earlier one of its transaction only when it equalled it (or it plus one constant, where the earlier value varied) in every one of at least {MIN_TIE_EXECUTIONS} executions; every other value is drawn on its own from the captured ones."
+    ));
     for (reason, count) in &mix.skipped {
         lines.push(format!("left out: {count} statement(s), {reason}."));
     }
@@ -250,8 +281,8 @@ mod tests {
         assert_eq!(
             tx.statements,
             [
-                "SELECT c FROM sbtest1 WHERE id BETWEEN {t1_0} AND {t1_0} + 99",
-                "UPDATE sbtest1 SET c = {t1_2} WHERE id = {t1_0}",
+                "SELECT c FROM sbtest{t1_0} WHERE id BETWEEN {t1_1} AND {t1_1 + 99}",
+                "UPDATE sbtest{t1_0} SET c = {t1_4} WHERE id = {t1_1}",
             ]
         );
         assert_eq!(

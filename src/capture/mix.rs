@@ -302,10 +302,15 @@ pub(crate) fn slot_sources(instances: &[Vec<Literal>], offset_allowed: &[bool]) 
         .collect()
 }
 
+/// The fewest executions of a transaction class that can tie one slot to another.
+pub(crate) const MIN_TIE_EXECUTIONS: usize = 2;
+
 /// An earlier slot this one always equals, or (where an expression may stand) always
-/// exceeds by the same whole number. One instance proves nothing, so a tie needs two.
+/// exceeds by the same whole number. One execution proves nothing, so a tie needs
+/// [`MIN_TIE_EXECUTIONS`]; and a tie by an offset needs the earlier slot to have held
+/// different values, or two constants that happen to differ by 1003 would look linked.
 fn tie(instances: &[Vec<Literal>], slot: usize, offset_allowed: bool) -> Option<SlotSource> {
-    if instances.len() < 2 {
+    if instances.len() < MIN_TIE_EXECUTIONS {
         return None;
     }
     (0..slot).find_map(|earlier| {
@@ -318,13 +323,15 @@ fn tie(instances: &[Vec<Literal>], slot: usize, offset_allowed: bool) -> Option<
             })
             .collect();
         let first = offsets[0].filter(|&o| o == 0 || offset_allowed)?;
-        offsets
+        let varied = instances
             .iter()
-            .all(|&o| o == Some(first))
-            .then_some(SlotSource::Tied {
+            .any(|i| i[earlier] != instances[0][earlier]);
+        (offsets.iter().all(|&o| o == Some(first)) && (first == 0 || varied)).then_some(
+            SlotSource::Tied {
                 slot: earlier,
                 offset: first,
-            })
+            },
+        )
     })
 }
 
@@ -461,22 +468,65 @@ mod tests {
         assert_eq!(tx.count, 80);
         assert!(tx.shape.explicit);
         assert_eq!(tx.shape.templates.len(), 4);
-        assert_eq!(tx.slots[0], SlotSource::Range { min: 11, max: 525 });
-        assert_eq!(tx.slots[1], SlotSource::Tied { slot: 0, offset: 0 });
+        // Each statement's table is a slot of its own, tied to the first.
         assert_eq!(
-            tx.slots[2],
+            tx.slots[0],
+            SlotSource::Choice(vec![(Literal::Table("1".into()), 80)])
+        );
+        assert_eq!(tx.slots[1], SlotSource::Range { min: 11, max: 525 });
+        assert_eq!(tx.slots[2], SlotSource::Tied { slot: 0, offset: 0 });
+        assert_eq!(tx.slots[3], SlotSource::Tied { slot: 1, offset: 0 });
+        assert_eq!(
+            tx.slots[4],
             SlotSource::Tied {
-                slot: 0,
+                slot: 1,
                 offset: 99
             }
         );
-        assert!(matches!(tx.slots[3], SlotSource::Range { .. }));
-        assert_eq!(tx.slots[4], SlotSource::Tied { slot: 3, offset: 0 });
-        assert!(matches!(&tx.slots[5], SlotSource::Choice(v) if v.len() == 7));
+        assert!(matches!(tx.slots[6], SlotSource::Range { .. }));
+        assert_eq!(tx.slots[8], SlotSource::Tied { slot: 6, offset: 0 });
+        assert!(matches!(&tx.slots[9], SlotSource::Choice(v) if v.len() == 7));
         assert_eq!(mix.classes[1].count, 1);
         assert!(!mix.classes[1].shape.explicit);
         assert_eq!(mix.unfinished, 0);
         assert_eq!(mix.coverage, 1.0);
+    }
+
+    #[test]
+    fn numbered_tables_fold_into_one_class_drawn_by_their_frequencies() {
+        // sysbench with 3 tables: each statement on its own random table.
+        let statements: Vec<Logged> = (0..30)
+            .flat_map(|i: i64| {
+                let (a, b) = (1 + i % 3, 1 + (i / 3) % 3);
+                [
+                    logged(1, "BEGIN"),
+                    logged(1, &format!("SELECT c FROM sbtest{a} WHERE id={}", i * 7)),
+                    logged(
+                        1,
+                        &format!("UPDATE sbtest{b} SET k=k+1 WHERE id={}", 1000 - i),
+                    ),
+                    logged(1, "COMMIT"),
+                ]
+            })
+            .collect();
+        let mix = build(&statements, Keep::All);
+        assert_eq!(mix.classes.len(), 1, "{:#?}", mix.classes);
+        let slots = &mix.classes[0].slots;
+        let SlotSource::Choice(tables) = &slots[0] else {
+            panic!("{slots:?}");
+        };
+        assert_eq!(tables.len(), 3);
+        assert!(
+            tables
+                .iter()
+                .all(|(t, n)| matches!(t, Literal::Table(_)) && *n == 10)
+        );
+        assert!(
+            matches!(&slots[2], SlotSource::Choice(t) if t.len() == 3),
+            "the second table is drawn on its own: {slots:?}"
+        );
+        // `k=k+1`: a constant is never tied to a constant of another slot by an offset.
+        assert_eq!(slots[3], SlotSource::Choice(vec![(Literal::Int(1), 30)]));
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub(crate) enum Literal {
     Decimal(String),
     /// A quoted string, unescaped.
     Text(String),
+    /// The number that ends a table's name (`sbtest12`, `t_2024_01`), as written.
+    Table(String),
 }
 
 /// The slot marker inside a template.
@@ -47,6 +49,7 @@ pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
     let chars: Vec<char> = sql.chars().collect();
     let mut template = String::with_capacity(sql.len());
     let mut literals = Vec::new();
+    let mut table_folded = false;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -90,6 +93,15 @@ pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
             '#' => i = line_end(&chars, i),
             '-' if next == Some('-') && chars.get(i + 2).is_none_or(|c| c.is_whitespace()) => {
                 i = line_end(&chars, i)
+            }
+            c if c.is_ascii_digit() && !table_folded && ends_table_name(&chars, i, &template) => {
+                // The first table of the statement: sbtest1..N are one class, the table
+                // a parameter drawn from the captured ones.
+                let end = number_end(&chars, i);
+                template.push_str(SLOT);
+                literals.push(Literal::Table(chars[i..end].iter().collect()));
+                table_folded = true;
+                i = end;
             }
             c if c.is_ascii_digit() && !part_of_name(&chars, i) => {
                 let end = number_end(&chars, i);
@@ -189,6 +201,42 @@ fn part_of_number(chars: &[char], i: usize) -> bool {
     }
 }
 
+/// Whether the digits at `i` end a table's name: they continue a name (`sbtest` of
+/// `sbtest12`), nothing of the name follows them, and the name stands where a table
+/// does — after FROM, JOIN, UPDATE or INTO, with or without a schema (`db.sbtest1`).
+fn ends_table_name(chars: &[char], i: usize, template: &str) -> bool {
+    let name_char = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let digits_end = (i..chars.len())
+        .find(|&j| !chars[j].is_ascii_digit())
+        .unwrap_or(chars.len());
+    if !part_of_name(chars, i)
+        || chars
+            .get(digits_end)
+            .is_some_and(|&c| name_char(c) || c == '.')
+    {
+        return false;
+    }
+    let before_name = template.trim_end_matches(name_char);
+    let before_name = match before_name.strip_suffix('.') {
+        Some(schema) => schema.trim_end_matches(name_char),
+        None => before_name,
+    };
+    let keyword: String = before_name
+        .trim_end()
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    before_name.len() > before_name.trim_end().len()
+        && matches!(
+            keyword.to_ascii_lowercase().as_str(),
+            "from" | "join" | "update" | "into"
+        )
+}
+
 /// Whether the digit at `i` continues a name (`sbtest1`, `t2`, `$3`).
 fn part_of_name(chars: &[char], i: usize) -> bool {
     i > 0 && {
@@ -237,17 +285,59 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_number_ending_the_first_tables_name_is_a_table_literal() {
+        let cases = [
+            (
+                "SELECT a FROM db.t_2024_01 WHERE c3 = 1",
+                "SELECT a FROM db.t_2024_{} WHERE c3 = {}",
+                "01",
+            ),
+            (
+                "UPDATE sbtest2 SET k = k + 1",
+                "UPDATE sbtest{} SET k = k + {}",
+                "2",
+            ),
+            (
+                "INSERT INTO sbtest3 (id) VALUES (4)",
+                "INSERT INTO sbtest{} (id) VALUES ({})",
+                "3",
+            ),
+            (
+                "SELECT x FROM a JOIN b7 ON a.id = b7.id",
+                "SELECT x FROM a JOIN b{} ON a.id = b7.id",
+                "7",
+            ),
+        ];
+        for (sql, expected, table) in cases {
+            let (template, literals) = split(sql).unwrap();
+            assert_eq!(template, expected);
+            assert_eq!(literals[0], Literal::Table(table.into()), "{sql}");
+        }
+        // Only the first table folds; names elsewhere (columns, indexes) never do.
+        let (template, literals) =
+            split("SELECT k_1, c2 FROM sbtest1 JOIN sbtest2 USING (id)").unwrap();
+        assert_eq!(
+            template,
+            "SELECT k_1, c2 FROM sbtest{} JOIN sbtest2 USING (id)"
+        );
+        assert_eq!(literals, [Literal::Table("1".into())]);
+        let (template, _) = split("SELECT 1 FROM `sbtest1`").unwrap();
+        assert_eq!(template, "SELECT {} FROM `sbtest1`");
+    }
+
+    #[test]
     fn literals_leave_names_and_keywords_alone() {
         let (template, literals) =
             split("SELECT c FROM sbtest12 WHERE id BETWEEN 5 AND 104 AND pad = 'a''b\\'c'")
                 .unwrap();
         assert_eq!(
             template,
-            "SELECT c FROM sbtest12 WHERE id BETWEEN {} AND {} AND pad = {}"
+            "SELECT c FROM sbtest{} WHERE id BETWEEN {} AND {} AND pad = {}"
         );
         assert_eq!(
             literals,
             [
+                Literal::Table("12".into()),
                 Literal::Int(5),
                 Literal::Int(104),
                 Literal::Text("a'b'c".into())

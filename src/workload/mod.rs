@@ -6,6 +6,7 @@
 pub mod custom;
 pub(crate) mod event_log;
 pub(crate) mod oltp;
+pub(crate) mod placeholder;
 pub(crate) mod random;
 pub(crate) mod schema;
 pub(crate) mod statement;
