@@ -246,16 +246,7 @@ impl CustomWorkload {
                         format!("parameter `{name}`: a choice needs at least one value"),
                     ));
                 }
-                Param::Choice { values, weights } if bad_weights(values.len(), weights) => {
-                    return Err((
-                        format!("{name} ="),
-                        format!(
-                            "parameter `{name}`: {} weights for {} values (give one per value, not all 0, or none)",
-                            weights.len(),
-                            values.len()
-                        ),
-                    ));
-                }
+                Param::Choice { values, weights } => check_weights(name, values.len(), weights)?,
                 Param::Table { values, weights } => {
                     if let Some(bad) = values
                         .iter()
@@ -268,16 +259,7 @@ impl CustomWorkload {
                             ),
                         ));
                     }
-                    if bad_weights(values.len(), weights) {
-                        return Err((
-                            format!("{name} ="),
-                            format!(
-                                "parameter `{name}`: {} weights for {} values (give one per value, not all 0, or none)",
-                                weights.len(),
-                                values.len()
-                            ),
-                        ));
-                    }
+                    check_weights(name, values.len(), weights)?;
                 }
                 _ => {}
             }
@@ -677,9 +659,19 @@ impl CustomWorkload {
     }
 }
 
-/// Whether weights do not fit `values` values: given, but not one per value, or all 0.
-fn bad_weights(values: usize, weights: &[u64]) -> bool {
-    !weights.is_empty() && (weights.len() != values || weights.iter().all(|&w| w == 0))
+/// Refuses weights that do not fit `values` values: given, but not one per value, or
+/// all 0.
+fn check_weights(name: &str, values: usize, weights: &[u64]) -> Result<(), (String, String)> {
+    if weights.is_empty() || (weights.len() == values && weights.iter().any(|&w| w > 0)) {
+        return Ok(());
+    }
+    Err((
+        format!("{name} ="),
+        format!(
+            "parameter `{name}`: {} weights for {values} values (give one per value, not all 0, or none)",
+            weights.len()
+        ),
+    ))
 }
 
 /// Running sums of `values` weights (all 1 when none are given).
