@@ -351,11 +351,18 @@ pub(crate) struct ClientArgs {
     #[arg(long, value_enum, default_value_t = ConnectionsValue::Persistent, help_heading = "Client")]
     pub(crate) connections: ConnectionsValue,
 
-    /// Before the rounds, run about N sampled read statements on both sides with the same
-    /// parameters (every read class, at least 3 each) and compare the answers: the rows as
-    /// a multiset, warnings, errors. Differing answers are NO-GO and stop the run.
-    #[arg(long, value_name = "N", default_value_t = 0, help_heading = "Client")]
-    pub(crate) check_results: u32,
+    /// Before the rounds, run about N read statements on both sides with the same
+    /// parameters (every read class, at least 3 each; 200 when N is left out) and compare
+    /// the answers: the rows as a multiset, warnings, errors. `all`: every captured value
+    /// of each class of a workload file once. Differing answers are NO-GO and stop the run.
+    #[arg(
+        long,
+        value_name = "N|all",
+        num_args = 0..=1,
+        default_missing_value = "200",
+        help_heading = "Client"
+    )]
+    pub(crate) check_results: Option<String>,
 
     /// With --check-results: the same rows in another order are a different answer
     /// (as pt-upgrade counts them), not only a warning.

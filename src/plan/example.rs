@@ -60,6 +60,7 @@ pub(crate) fn external(rounds: u32, levels: &[u32]) -> Plan {
             connections: Connections::Persistent,
             cpus: None,
             check_results: 0,
+            check_all: false,
             check_order: false,
             continue_after_differences: false,
         },

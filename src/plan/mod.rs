@@ -144,12 +144,28 @@ pub(crate) struct ClientOptions {
     /// Sampled read statements whose answers are compared before the rounds (0: none).
     #[serde(default)]
     pub(crate) check_results: u32,
+    /// Whether every captured value of each read class is compared (`--check-results
+    /// all`) rather than about `check_results` statements.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) check_all: bool,
     /// Whether the same rows in another order count as a different answer.
     #[serde(default)]
     pub(crate) check_order: bool,
     /// Whether the timed rounds run even when the answers differ.
     #[serde(default)]
     pub(crate) continue_after_differences: bool,
+}
+
+impl ClientOptions {
+    /// Which read statements `--check-results` compares.
+    pub(crate) fn check_coverage(&self) -> crate::workload::check_sample::Coverage {
+        use crate::workload::check_sample::Coverage;
+        if self.check_all {
+            Coverage::EveryValue
+        } else {
+            Coverage::Spread(self.check_results)
+        }
+    }
 }
 
 fn connections_per_round() -> Connections {

@@ -173,11 +173,24 @@ fn check_answers_can_be_compared(
     client: &ClientOptions,
 ) -> anyhow::Result<()> {
     let n = client.check_results;
-    if n == 0 || !crate::workload::oltp::sample_reads(workload, 0, 1).is_empty() {
+    if client.check_all && workload.custom.is_none() {
+        return Err(UsageError::err(format!(
+            "--check-results all compares every captured value of a workload file; the \
+             built-in workload {} has none: give a number (--check-results 200)",
+            workload.name.as_str()
+        )));
+    }
+    let one = crate::workload::check_sample::Coverage::Spread(1);
+    if n == 0 || !crate::workload::oltp::sample_reads(workload, 0, one).is_empty() {
         return Ok(());
     }
+    let shown = if client.check_all {
+        "all".to_string()
+    } else {
+        n.to_string()
+    };
     Err(UsageError::err(format!(
-        "--check-results {n}: the workload {} has no read statement whose answers could be \
+        "--check-results {shown}: the workload {} has no read statement whose answers could be \
          compared; drop --check-results, or check the answers with a workload that reads \
          (such as oltp_read_only)",
         workload.name.as_str()

@@ -132,6 +132,7 @@ pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions>
             "--report-interval must be longer than zero, such as 1s",
         ));
     }
+    let (check_results, check_all) = check_results(args.check_results.as_deref())?;
     Ok(ClientOptions {
         rate: args.rate,
         ignore_errors: args.ignore_errors.clone(),
@@ -140,7 +141,8 @@ pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions>
         report_interval: args.report_interval,
         client_sched: args.client_sched.into(),
         freeze_idle: args.freeze_idle,
-        check_results: check_results(args.check_results)?,
+        check_results,
+        check_all,
         check_order: args.check_order,
         continue_after_differences: args.continue_after_differences,
         connections: args.connections.into(),
@@ -218,16 +220,31 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
 /// day's slow log of most servers, and every one is held in memory with both answers.
 const MAX_CHECK_RESULTS: u32 = 1_000_000;
 
-/// `--check-results N`, within [`MAX_CHECK_RESULTS`].
-fn check_results(n: u32) -> anyhow::Result<u32> {
+/// `--check-results N` (within [`MAX_CHECK_RESULTS`]) or `all`: the number of statements,
+/// and whether every captured value is read.
+fn check_results(value: Option<&str>) -> anyhow::Result<(u32, bool)> {
+    let Some(value) = value else {
+        return Ok((0, false));
+    };
+    if value.eq_ignore_ascii_case("all") {
+        return Ok((DEFAULT_CHECK_RESULTS, true));
+    }
+    let n: u32 = value.parse().map_err(|_| {
+        UsageError::err(format!(
+            "--check-results {value}: give a number of statements (such as 200) or `all`"
+        ))
+    })?;
     if n > MAX_CHECK_RESULTS {
         return Err(UsageError::err(format!(
             "--check-results {n} is more than abtest compares ({MAX_CHECK_RESULTS}); every read \
              class gets at least 3 statements whatever N is, so a few thousand cover a mix"
         )));
     }
-    Ok(n)
+    Ok((n, false))
 }
+
+/// `--check-results` without a number (the CLI's `default_missing_value`).
+const DEFAULT_CHECK_RESULTS: u32 = 200;
 
 /// The longest `--max-time` budget.
 const MAX_BUDGET: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);

@@ -342,8 +342,8 @@ fn stop_for_answers(plan: &Plan, results: &ResultsFile) -> Option<String> {
 /// When both sides are one server set apart by hooks, each side's round hooks run
 /// before its statements, so each side is checked with its own settings.
 fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<ResultCheck> {
-    let n = plan.client.check_results;
-    let samples = crate::workload::oltp::sample_reads(&plan.workload, plan.seed ^ 0xc4ec, n);
+    let coverage = plan.client.check_coverage();
+    let samples = crate::workload::oltp::sample_reads(&plan.workload, plan.seed ^ 0xc4ec, coverage);
     // The plan refuses a workload without reads; an empty sample would pass unchecked.
     anyhow::ensure!(
         !samples.is_empty(),

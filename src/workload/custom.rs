@@ -127,7 +127,7 @@ impl Param {
 
     /// Running sums of the weights a parameter is drawn by: a choice's, or a table's
     /// with captured values.
-    fn cumulative(&self) -> Option<Vec<u64>> {
+    pub(super) fn cumulative(&self) -> Option<Vec<u64>> {
         match self {
             Param::Choice { values, weights } => Some(cumulative(values.len(), weights)),
             Param::Table { values, weights } if !values.is_empty() => {
@@ -149,7 +149,7 @@ pub(crate) enum ChoiceValue {
 }
 
 impl ChoiceValue {
-    fn to_value(&self) -> Value {
+    pub(super) fn to_value(&self) -> Value {
         match self {
             ChoiceValue::Int(n) => Value::from(*n),
             ChoiceValue::Text(text) => Value::from(text.as_str()),
@@ -331,7 +331,7 @@ impl CustomWorkload {
     }
 
     /// Whether a statement is a write, for the read/write/other counts.
-    fn kind(sql: &str) -> StatementKind {
+    pub(super) fn kind(sql: &str) -> StatementKind {
         let first = sql
             .split_whitespace()
             .next()
@@ -512,7 +512,7 @@ impl CustomSession {
 }
 
 /// One value of `param`; a choice uses its running sums of weights.
-fn draw(
+pub(super) fn draw(
     param: &Param,
     cumulative: Option<&Vec<u64>>,
     rng: &mut WorkloadRng,
@@ -542,64 +542,6 @@ fn weighted_index(cumulative: Option<&Vec<u64>>, rng: &mut WorkloadRng, len: usi
 }
 
 impl CustomWorkload {
-    /// About `n` of the workload's read statements, spread over every read class (each
-    /// distinct statement template) by how often the workload runs it, at least
-    /// [`MIN_PER_CLASS`] per class; each with its parameters drawn and its table number
-    /// inlined.
-    pub(crate) fn sample_reads(
-        &self,
-        rng: &mut WorkloadRng,
-        tables: u32,
-        table_size: u32,
-        n: u32,
-    ) -> Vec<super::oltp::ReadSample> {
-        let reads = self.read_classes_by_weight(n);
-        if reads.is_empty() {
-            return Vec::new();
-        }
-        let sums: BTreeMap<&String, Vec<u64>> = self
-            .params
-            .iter()
-            .filter_map(|(name, param)| Some((name, param.cumulative()?)))
-            .collect();
-        reads
-            .into_iter()
-            .map(|sql| {
-                let found = placeholders(sql).unwrap_or_default();
-                let mut values: BTreeMap<&str, Value> = BTreeMap::new();
-                for Placeholder { name, .. } in &found {
-                    if !values.contains_key(name) {
-                        let value = draw(
-                            &self.params[*name],
-                            sums.get(&name.to_string()),
-                            rng,
-                            tables,
-                            table_size,
-                        );
-                        values.insert(*name, value);
-                    }
-                }
-                let table = found
-                    .iter()
-                    .find(|p| self.params[p.name].is_table())
-                    .and_then(|p| mysql::from_value_opt::<usize>(values[p.name].clone()).ok())
-                    .map_or(0, |drawn| drawn - 1);
-                let params = found
-                    .iter()
-                    .filter(|p| !self.params[p.name].is_table())
-                    .map(|p| placeholder::offset(&values[p.name], p.offset))
-                    .collect();
-                super::oltp::ReadSample {
-                    class: sql.clone(),
-                    sql: render(sql, self, tables, table),
-                    params,
-                }
-            })
-            .collect()
-    }
-}
-
-impl CustomWorkload {
     /// How many statements one connection prepares: each distinct text once, a
     /// statement with a table parameter once per table.
     pub(crate) fn prepared_per_connection(&self, tables: u32) -> u64 {
@@ -626,36 +568,6 @@ fn naming(error: mysql::Error, sql: &str, transaction: &str) -> mysql::Error {
             mysql::Error::MySqlError(e)
         }
         other => other,
-    }
-}
-
-/// The fewest statements of a read class that `--check-results` compares.
-pub(crate) const MIN_PER_CLASS: u32 = 3;
-
-impl CustomWorkload {
-    /// Each read class as many times as its share of `n` by weight (how often the
-    /// workload runs it), at least [`MIN_PER_CLASS`] times, classes in file order.
-    fn read_classes_by_weight(&self, n: u32) -> Vec<&String> {
-        let mut weights: Vec<(&String, u64)> = Vec::new();
-        for transaction in &self.transactions {
-            for sql in &transaction.statements {
-                if Self::kind(sql) != StatementKind::Read {
-                    continue;
-                }
-                match weights.iter_mut().find(|(s, _)| *s == sql) {
-                    Some((_, weight)) => *weight += u64::from(transaction.weight),
-                    None => weights.push((sql, u64::from(transaction.weight))),
-                }
-            }
-        }
-        let total: u64 = weights.iter().map(|(_, w)| w).sum::<u64>().max(1);
-        weights
-            .into_iter()
-            .flat_map(|(sql, weight)| {
-                let share = (u64::from(n) * weight).div_ceil(total) as u32;
-                std::iter::repeat_n(sql, share.max(MIN_PER_CLASS) as usize)
-            })
-            .collect()
     }
 }
 
@@ -735,7 +647,7 @@ fn table_count(workload: &CustomWorkload, sql: &str, tables: u32) -> usize {
 
 /// The statement text: table parameters inlined as their number at index `table`
 /// (0-based), every other placeholder a `?`.
-fn render(sql: &str, workload: &CustomWorkload, tables: u32, table: usize) -> String {
+pub(super) fn render(sql: &str, workload: &CustomWorkload, tables: u32, table: usize) -> String {
     let mut out = String::with_capacity(sql.len());
     let mut rest = sql;
     while let Some(start) = rest.find('{') {
@@ -757,10 +669,10 @@ fn render(sql: &str, workload: &CustomWorkload, tables: u32, table: usize) -> St
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const SAMPLE: &str = r#"
+    pub(crate) const SAMPLE: &str = r#"
 [params]
 id = { type = "id" }
 t = { type = "table" }
@@ -778,23 +690,16 @@ statements = ["UPDATE sbtest{t} SET c = {s} WHERE id = {id}"]
 "#;
 
     #[test]
-    fn a_statement_is_prepared_once_per_text_and_every_read_class_is_sampled() {
+    fn a_statement_is_prepared_once_per_text() {
         let workload = load(&format!(
             "{SAMPLE}\n[[transaction]]\nname = \"again\"\nstatements = [\"SELECT c FROM sbtest{{t}} WHERE id = {{id}}\", \"SELECT 1\"]\n"
         ))
         .unwrap();
         // Two distinct statements with a table parameter at 4 tables, one without.
         assert_eq!(workload.prepared_per_connection(4), 9);
-        let classes = workload.read_classes_by_weight(2);
-        assert_eq!(
-            classes.iter().filter(|c| c.as_str() == "SELECT 1").count(),
-            3,
-            "a rare class still gets the floor"
-        );
-        assert!(classes.len() >= 6);
     }
 
-    fn load(text: &str) -> anyhow::Result<CustomWorkload> {
+    pub(crate) fn load(text: &str) -> anyhow::Result<CustomWorkload> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("w.toml");
         std::fs::write(&path, text).unwrap();

@@ -3,6 +3,7 @@
 //! The statement mix mirrors sysbench 1.0.20's `oltp_*.lua` scripts statement for
 //! statement (docs/sysbench-parity.md), so that a DBA's sysbench intuition carries over unchanged.
 
+pub(crate) mod check_sample;
 pub mod custom;
 pub(crate) mod event_log;
 pub(crate) mod oltp;

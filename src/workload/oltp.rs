@@ -12,6 +12,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Value};
 
 use crate::workload::WorkloadSpec;
+use crate::workload::check_sample::{Coverage, Draw, MIN_PER_CLASS};
 use crate::workload::custom::CustomSession;
 use crate::workload::event_log::{ClassId, ClassNames, EventLog, StatementKind};
 use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, UniqueSequence, WorkloadRng};
@@ -166,11 +167,21 @@ pub(crate) struct ReadSample {
 /// `n` read statements of this workload's events (sysbench's groups in turn, or the
 /// custom workload's reads), each with parameters drawn as an event would draw them.
 /// Empty when the workload reads nothing that can be sampled.
-pub(crate) fn sample_reads(spec: &WorkloadSpec, seed: u64, n: u32) -> Vec<ReadSample> {
+pub(crate) fn sample_reads(spec: &WorkloadSpec, seed: u64, coverage: Coverage) -> Vec<ReadSample> {
     let mut rng = WorkloadRng::with_spec(seed, spec.rand);
     if let Some(custom) = &spec.custom {
-        return custom.sample_reads(&mut rng, spec.tables, spec.table_size, n);
+        let draw = Draw {
+            rng: &mut rng,
+            tables: spec.tables,
+            table_size: spec.table_size,
+        };
+        return custom.sample_reads(draw, coverage);
     }
+    // A built-in workload has no captured values: every value is drawn.
+    let n = match coverage {
+        Coverage::Spread(n) => n,
+        Coverage::EveryValue => 0,
+    };
     let groups: Vec<Group> = event_groups(spec)
         .into_iter()
         .map(|(group, _)| group)
@@ -179,7 +190,7 @@ pub(crate) fn sample_reads(spec: &WorkloadSpec, seed: u64, n: u32) -> Vec<ReadSa
     if groups.is_empty() {
         return Vec::new();
     }
-    let count = n.max(crate::workload::custom::MIN_PER_CLASS * groups.len() as u32);
+    let count = n.max(MIN_PER_CLASS * groups.len() as u32);
     (0..count as usize)
         .map(|i| {
             let group = groups[i % groups.len()];

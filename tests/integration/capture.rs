@@ -29,7 +29,7 @@ fn header_fingerprints(captured: &str) -> BTreeMap<String, u64> {
         .collect()
 }
 
-fn capture(sandbox: &Sandbox, args: &[&str]) -> (Option<i32>, String, String) {
+pub(crate) fn capture(sandbox: &Sandbox, args: &[&str]) -> (Option<i32>, String, String) {
     let output = sandbox.run(&[&["capture"], args].concat());
     let (stdout, stderr) = text(&output);
     (output.status.code(), stdout, stderr)
@@ -288,7 +288,7 @@ fn a_log_abtest_cannot_read_is_refused_with_its_file_and_line() {
 }
 
 /// A slow log of `statements`, one entry each, as MariaDB writes it.
-fn slow_log(statements: &[String]) -> String {
+pub(crate) fn slow_log(statements: &[String]) -> String {
     let mut log = String::from(
         "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:\n\
          Tcp port: 0  Unix socket: /tmp/x.sock\nTime\t\t    Id Command\tArgument\n",
@@ -306,7 +306,7 @@ fn slow_log(statements: &[String]) -> String {
 }
 
 /// Installs percona-toolkit when a tool of it is missing; false when it cannot be.
-fn percona_toolkit(tool: &str) -> bool {
+pub(crate) fn percona_toolkit(tool: &str) -> bool {
     if Command::new(tool).arg("--version").output().is_ok() {
         return true;
     }
@@ -321,7 +321,7 @@ fn percona_toolkit(tool: &str) -> bool {
 
 /// The fingerprints of the query classes pt-upgrade reports for differences other than
 /// query time, from its report.
-fn pt_upgrade_differences(report: &str) -> Vec<String> {
+pub(crate) fn pt_upgrade_differences(report: &str) -> Vec<String> {
     let mut found = Vec::new();
     for class in report.split("# Query class ").skip(1) {
         let fingerprint = class

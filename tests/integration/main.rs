@@ -14,6 +14,7 @@ mod faults;
 mod fuzz;
 mod managed_run;
 mod parity;
+mod planted;
 mod query_classes;
 mod reports;
 mod safety;
