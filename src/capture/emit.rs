@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::mix::{Class, MIN_TIE_EXECUTIONS, Mix, SlotSource};
 use super::template::{Literal, SLOT};
-use crate::workload::custom::{ChoiceValue, CustomWorkload, Param, Transaction};
+use crate::workload::custom::{CapturedLoad, ChoiceValue, CustomWorkload, Param, Transaction};
 
 /// Where a capture came from, for the header.
 #[derive(Debug, Clone)]
@@ -59,6 +59,12 @@ fn workload(mix: &Mix) -> CustomWorkload {
         tables: Vec::new(),
         writes,
         params,
+        captured: mix.load.map(|load| CapturedLoad {
+            sessions: load.sessions,
+            transactions_per_second: mix.classes.iter().map(|c| c.count).sum::<u64>() as f64
+                / load.seconds as f64,
+            seconds: load.seconds,
+        }),
         transactions,
     }
 }
@@ -262,6 +268,7 @@ mod tests {
                     connection: conn,
                     text: sql,
                     line: 1,
+                    at: None,
                 });
             }
         }

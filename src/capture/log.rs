@@ -20,6 +20,8 @@ pub(crate) struct Logged {
     pub(crate) text: String,
     /// The line of the log where the statement starts.
     pub(crate) line: usize,
+    /// When it ran, in whole seconds since 1970, when the log says.
+    pub(crate) at: Option<u64>,
 }
 
 /// The log formats abtest reads.
@@ -137,10 +139,12 @@ fn parse_slow(text: &str) -> Result<Vec<Logged>, ParseError> {
     let flush =
         |body: &mut Vec<&str>, connection: Option<u64>, at: usize, out: &mut Vec<Logged>| {
             if let Some(connection) = connection {
+                let time = body.iter().find_map(|line| slow_timestamp(line));
                 out.extend(split_slow_body(body).map(|text| Logged {
                     connection,
                     text,
                     line: at,
+                    at: time,
                 }));
             }
             body.clear();
@@ -233,6 +237,37 @@ fn split_slow_body(body: &[&str]) -> Option<String> {
     (!statement.is_empty()).then(|| statement.to_string())
 }
 
+/// The `SET timestamp=N;` a slow-log entry starts with: when its statement ran.
+fn slow_timestamp(line: &str) -> Option<u64> {
+    let lower = line.trim().to_ascii_lowercase();
+    let value = lower.strip_prefix("set timestamp=")?.strip_suffix(';')?;
+    value.split('.').next()?.parse().ok()
+}
+
+/// The time a general-log line starts with: MariaDB's `251130 14:30:07`, or MySQL's
+/// `2025-11-30T14:30:07.123456Z`; `None` for a line that carries none (the time of the
+/// line before still holds).
+fn general_timestamp(line: &str) -> Option<u64> {
+    let first = line.split('\t').next()?.trim();
+    let iso = match first.split_once(' ') {
+        Some((date, time)) if date.len() == 6 && date.bytes().all(|b| b.is_ascii_digit()) => {
+            let time = time.trim();
+            let time = if time.len() == 7 {
+                format!("0{time}")
+            } else {
+                time.to_string()
+            };
+            format!("20{}-{}-{}T{time}Z", &date[..2], &date[2..4], &date[4..6])
+        }
+        _ if first.contains('T') => first.to_string(),
+        _ => return None,
+    };
+    let at = humantime::parse_rfc3339_weak(iso.trim_end_matches('Z')).ok()?;
+    at.duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs())
+}
+
 /// A general-log line that starts a command: (connection, command, argument).
 fn general_line(line: &str) -> Option<(u64, &str, &str)> {
     // An optional timestamp (`251130 14:30:07` or an ISO time), then the id, the
@@ -258,6 +293,7 @@ fn general_line(line: &str) -> Option<(u64, &str, &str)> {
 fn parse_general(text: &str) -> Result<Vec<Logged>, ParseError> {
     let mut statements: Vec<Logged> = Vec::new();
     let mut open: Option<Logged> = None;
+    let mut time: Option<u64> = None;
     for (index, line) in text.lines().enumerate() {
         if is_banner(line) {
             continue;
@@ -265,11 +301,13 @@ fn parse_general(text: &str) -> Result<Vec<Logged>, ParseError> {
         match general_line(line) {
             Some((connection, command, argument)) => {
                 statements.extend(open.take());
+                time = general_timestamp(line).or(time);
                 if matches!(command, "Query" | "Execute") {
                     open = Some(Logged {
                         connection,
                         text: argument.to_string(),
                         line: index + 1,
+                        at: time,
                     });
                 }
             }
@@ -364,6 +402,7 @@ FROM t
             ]
         );
         assert_eq!(statements[0].line, 9);
+        assert_eq!(statements[0].at, Some(1_764_513_007), "from SET timestamp");
         let mysql = parse_slow(MYSQL_SLOW).unwrap();
         assert_eq!((mysql[0].connection, mysql[0].text.as_str()), (12, "BEGIN"));
         assert_eq!(detect(MARIADB_SLOW), Some(LogFormat::Slow));
@@ -386,6 +425,15 @@ FROM t
                 (9, "SELECT a\nFROM t"),
                 (8, "COMMIT"),
             ]
+        );
+        // 2025-11-30 14:30:07 UTC, carried to the lines that do not repeat it.
+        assert!(
+            statements.iter().all(|s| s.at == Some(1_764_513_007)),
+            "{statements:?}"
+        );
+        assert_eq!(
+            general_timestamp("2025-11-30T14:30:07.123456Z\t   12 Query\tSELECT 1"),
+            Some(1_764_513_007)
         );
     }
 

@@ -66,6 +66,8 @@ pub(crate) struct Mix {
     pub(crate) coverage: f64,
     /// Transactions that were still open when the log ended.
     pub(crate) unfinished: u64,
+    /// The concurrency and span of the log, when its statements carry timestamps.
+    pub(crate) load: Option<super::load::Load>,
 }
 
 /// Which fingerprints a capture keeps.
@@ -419,6 +421,7 @@ mod tests {
             connection,
             text: text.to_string(),
             line: 1,
+            at: None,
         }
     }
 

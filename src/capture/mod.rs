@@ -10,6 +10,7 @@
 pub(crate) mod digest;
 pub(crate) mod emit;
 pub(crate) mod fingerprint;
+pub(crate) mod load;
 pub(crate) mod log;
 pub(crate) mod mix;
 pub(crate) mod template;
@@ -51,6 +52,7 @@ pub(crate) fn from_log(path: &Path, options: CaptureOptions) -> anyhow::Result<S
         )));
     }
     let mut mix = mix::build(&statements, options.keep);
+    mix.load = load::of(&statements);
     finish(
         &mut mix,
         options,

@@ -314,9 +314,10 @@ pub(crate) struct RunArgs {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ClientArgs {
     /// Open loop: a Poisson arrival rate in events per second across all threads
-    /// (latency then counts from the intended start, queueing included).
-    #[arg(long, value_name = "N", help_heading = "Client")]
-    pub(crate) rate: Option<f64>,
+    /// (latency then counts from the intended start, queueing included); `captured`: the
+    /// transactions per second of the log a --workload-file was captured from.
+    #[arg(long, value_name = "N|captured", help_heading = "Client")]
+    pub(crate) rate: Option<String>,
 
     /// Error codes that are counted and retried instead of ending the round, or `all`.
     #[arg(long, value_name = "CODES", default_value = "1213,1205,1020", value_parser = IgnoreErrors::parse, help_heading = "Client")]
@@ -496,14 +497,16 @@ pub(crate) struct WorkloadArgs {
     #[arg(long, default_value_t = 10_000, help_heading = "Workload")]
     pub(crate) table_size: u32,
 
-    /// Client threads (one connection each); a list such as 16,32,64 sweeps the levels.
+    /// Client threads (one connection each); a list such as 16,32,64 sweeps the levels;
+    /// `captured`: the most sessions at once of the log a --workload-file was captured from.
     #[arg(
         long,
+        value_name = "N[,N...]|captured",
         value_delimiter = ',',
         default_value = "8",
         help_heading = "Workload"
     )]
-    pub(crate) threads: Vec<u32>,
+    pub(crate) threads: Vec<String>,
 
     /// Run a write workload against an external database that also holds other tables.
     #[arg(long, help_heading = "Workload")]

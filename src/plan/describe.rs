@@ -67,12 +67,16 @@ impl Plan {
     }
 
     fn client_line(&self) -> String {
-        match self.schedule.rewarm {
+        let connections = match self.schedule.rewarm {
             Some(rewarm) => format!(
                 "client    connections kept between a side's rounds; later rounds re-warm {}",
                 humantime::format_duration(rewarm)
             ),
             None => "client    connections opened for every round".to_string(),
+        };
+        match self.client.rate {
+            Some(rate) => format!("{connections}; open loop at {rate:.1} transactions/s"),
+            None => connections,
         }
     }
 

@@ -119,14 +119,11 @@ pub(crate) fn analysis_options(
 }
 
 /// The client options, checked.
-pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions> {
-    if let Some(rate) = args.rate
-        && !(rate > 0.0 && rate.is_finite())
-    {
-        return Err(UsageError::err(format!(
-            "--rate {rate} must be a number of events per second above zero"
-        )));
-    }
+pub(crate) fn client_options(
+    args: &ClientArgs,
+    workload: &WorkloadSpec,
+) -> anyhow::Result<ClientOptions> {
+    let rate = super::captured::rate(args.rate.as_deref(), workload)?;
     if args.report_interval.is_some_and(|d| d.is_zero()) {
         return Err(UsageError::err(
             "--report-interval must be longer than zero, such as 1s",
@@ -134,7 +131,7 @@ pub(crate) fn client_options(args: &ClientArgs) -> anyhow::Result<ClientOptions>
     }
     let (check_results, check_all) = check_results(args.check_results.as_deref())?;
     Ok(ClientOptions {
-        rate: args.rate,
+        rate,
         ignore_errors: args.ignore_errors.clone(),
         query_timeout: Some(args.query_timeout).filter(|d| !d.is_zero()),
         on_server_loss: args.on_server_loss.into(),
@@ -330,6 +327,10 @@ mod tests {
         Cli::parse_from(words).run
     }
 
+    fn sysbench() -> WorkloadSpec {
+        WorkloadSpec::sysbench(WorkloadName::OltpReadWrite)
+    }
+
     #[test]
     fn the_flags_defaults_are_sysbench_s() {
         for name in ["oltp_read_write", "oltp_point_select", "bulk_insert"] {
@@ -418,10 +419,10 @@ mod tests {
 
     #[test]
     fn client_options_refuse_a_rate_of_zero() {
-        assert!(client_options(&flags(&["--rate", "0"]).client).is_err());
-        assert!(client_options(&flags(&["--report-interval", "0s"]).client).is_err());
+        assert!(client_options(&flags(&["--rate", "0"]).client, &sysbench()).is_err());
+        assert!(client_options(&flags(&["--report-interval", "0s"]).client, &sysbench()).is_err());
         assert_eq!(
-            client_options(&flags(&["--query-timeout", "0s"]).client)
+            client_options(&flags(&["--query-timeout", "0s"]).client, &sysbench())
                 .unwrap()
                 .query_timeout,
             None

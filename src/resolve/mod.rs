@@ -15,6 +15,7 @@ use crate::profile::Side;
 use crate::schedule::Connections;
 
 pub(crate) mod args;
+mod captured;
 mod managed;
 pub(crate) mod outputs;
 pub(crate) mod ranges;
@@ -26,8 +27,9 @@ pub(crate) use side::{external_server, resolve_side};
 /// Resolves the command line and both profiles into a plan, or a usage error.
 pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
     let seed = cli.schedule.seed.unwrap_or_else(crate::secret::random_u64);
-    let mut schedule = args::schedule(&cli.schedule, &cli.workload.threads, seed)?;
     let workload = args::workload_spec(&cli.workload)?;
+    let levels = captured::levels(&cli.workload.threads, &workload)?;
+    let mut schedule = args::schedule(&cli.schedule, &levels, seed)?;
     let analysis = args::analysis_options(&cli.analysis, &AnalysisOptions::default())?;
     let mut warnings = Vec::new();
     let baseline = resolve_side(
@@ -41,7 +43,7 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         &mut warnings,
     )?;
     let mut sides = [baseline, variant];
-    let mut client = args::client_options(&cli.client)?;
+    let mut client = args::client_options(&cli.client, &workload)?;
     if let Some(placement) = &cli.client.cpus {
         place(placement, &mut sides, &mut client)?;
     }

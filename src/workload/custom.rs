@@ -63,9 +63,25 @@ pub struct CustomWorkload {
     /// Typed random parameters.
     #[serde(default)]
     pub(crate) params: BTreeMap<String, Param>,
+    /// How the captured server was driven (set by `abtest capture` from a log with
+    /// timestamps), for `--threads captured` and `--rate captured`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) captured: Option<CapturedLoad>,
     /// Weighted transactions.
     #[serde(rename = "transaction")]
     pub(crate) transactions: Vec<Transaction>,
+}
+
+/// The load a captured log showed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CapturedLoad {
+    /// The most sessions at work at once.
+    pub(crate) sessions: u32,
+    /// Transactions per second over the log's span.
+    pub(crate) transactions_per_second: f64,
+    /// The span of the log, in seconds.
+    pub(crate) seconds: u64,
 }
 
 fn yes() -> bool {

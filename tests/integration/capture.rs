@@ -78,6 +78,13 @@ fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
         header_fingerprints(&file)
     );
     assert_reviewable(&file);
+    // sysbench's 2 threads, and the test's own connections that read the counters.
+    let sessions: u32 = file
+        .lines()
+        .find_map(|l| l.strip_prefix("sessions = "))
+        .and_then(|n| n.parse().ok())
+        .expect("the log's concurrency in [captured]");
+    assert!((2..=5).contains(&sessions), "{file}");
 
     let json = bench.sandbox.path("replay.json");
     let replay_log = bench.sandbox.path("replay-slow.log");
@@ -103,7 +110,7 @@ fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
         "never",
         "--allow-writes",
         "--threads",
-        "2",
+        "captured",
         "--rounds",
         "2",
         "--round-time",
@@ -121,6 +128,11 @@ fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
     assert_eq!(output.status.code(), Some(0), "{out}{err}");
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        results["plan"]["schedule"]["levels"],
+        serde_json::json!([sessions]),
+        "--threads captured"
+    );
     let events: f64 = results["rounds"]
         .as_array()
         .unwrap()
