@@ -7,6 +7,7 @@
 //! weighted by how often they ran, and their literals become parameters drawn from what
 //! was observed.
 
+pub(crate) mod check_on;
 pub(crate) mod digest;
 pub(crate) mod emit;
 pub(crate) mod fingerprint;

@@ -141,6 +141,11 @@ pub(crate) struct CaptureArgs {
     /// Where to write the workload file (default: stdout).
     #[arg(long, short, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
+
+    /// Prepare every captured statement on the server in this profile ([connection]) and
+    /// name each one it cannot prepare, with its transaction and line in the file (exit 2).
+    #[arg(long, value_name = "PROFILE")]
+    pub(crate) check_on: Option<PathBuf>,
 }
 
 /// `abtest cleanup --profile X.toml`.

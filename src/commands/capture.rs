@@ -28,7 +28,51 @@ pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
     if let Some(path) = args.output.as_deref().filter(|p| p.as_os_str() != "-") {
         eprintln!("abtest: wrote {}", path.display());
     }
-    Ok(exit::SUCCESS)
+    match &args.check_on {
+        Some(profile) => check_on(profile, &text, args.output.as_deref()),
+        None => Ok(exit::SUCCESS),
+    }
+}
+
+/// Prepares every captured statement on the server of `profile`; names each one it
+/// cannot prepare and exits 2 when there is one.
+fn check_on(
+    profile: &std::path::Path,
+    text: &str,
+    output: Option<&std::path::Path>,
+) -> anyhow::Result<i32> {
+    let server = crate::resolve::external_server(
+        profile,
+        "--check-on prepares the captured statements on a running server; give a profile with [connection]",
+    )?;
+    let (user, endpoint) = (&server.user, &server.endpoint);
+    let mut conn = server
+        .connect_spec(Some(&server.database))
+        .connect()
+        .with_context(|| format!("--check-on: cannot connect to {user}@{endpoint}"))?;
+    let file = output
+        .filter(|p| p.as_os_str() != "-")
+        .unwrap_or(std::path::Path::new("<stdout>"));
+    let failed = capture::check_on::check(text, file, &mut conn)?;
+    if failed.is_empty() {
+        eprintln!("abtest: every captured statement prepares on {user}@{endpoint}");
+        return Ok(exit::SUCCESS);
+    }
+    for f in &failed {
+        eprintln!(
+            "abtest: {}:{}: transaction \"{}\": `{}` cannot be prepared on {user}@{endpoint}: {}",
+            file.display(),
+            f.line,
+            f.transaction,
+            f.statement,
+            f.error
+        );
+    }
+    Err(UsageError::err(format!(
+        "{} captured statement(s) cannot be prepared on {user}@{endpoint}: fix or remove them in \
+         the file, create what they need on the server, or replay them as text (--ps-mode disable)",
+        failed.len()
+    )))
 }
 
 /// Reads the digest table of the external server in `profile`.

@@ -558,6 +558,19 @@ fn weighted_index(cumulative: Option<&Vec<u64>>, rng: &mut WorkloadRng, len: usi
 }
 
 impl CustomWorkload {
+    /// Every statement as the server is asked to prepare it (its first table inlined,
+    /// every other placeholder a `?`), with its transaction and the statement as written.
+    pub(crate) fn prepared_texts(&self, tables: u32) -> Vec<(&str, &str, String)> {
+        self.transactions
+            .iter()
+            .flat_map(|t| {
+                t.statements
+                    .iter()
+                    .map(move |sql| (t.name.as_str(), sql.as_str(), render(sql, self, tables, 0)))
+            })
+            .collect()
+    }
+
     /// How many statements one connection prepares: each distinct text once, a
     /// statement with a table parameter once per table.
     pub(crate) fn prepared_per_connection(&self, tables: u32) -> u64 {

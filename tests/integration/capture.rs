@@ -593,3 +593,63 @@ fn every_literal_form_of_a_log_replays() {
     );
     assert!(stderr.contains("same answers"), "{stderr}");
 }
+
+#[test]
+fn check_on_prepares_every_captured_statement_and_names_the_one_that_cannot() {
+    let _lock = crate::support::server_lock();
+    let server = crate::support::start_server(&Default::default(), 4);
+    server
+        .admin()
+        .unwrap()
+        .query_drop("CREATE TABLE sbtest.items (id INT PRIMARY KEY, c CHAR(20))")
+        .unwrap();
+    let sandbox = Sandbox::new();
+    let profile = server.socket_profile(&sandbox, "server.toml", "");
+    let statements: Vec<String> = (1..=5)
+        .flat_map(|id| {
+            [
+                format!("SELECT c FROM items WHERE id = {id}"),
+                format!("SELECT c FROM items WHERE id = {id} AND c <> X'78'"),
+                format!("SELECT gone FROM items WHERE id = {id}"),
+            ]
+        })
+        .collect();
+    let log = sandbox.write("slow.log", &slow_log(&statements));
+    let captured = sandbox.path("captured.toml");
+    let (code, _, stderr) = capture(
+        &sandbox,
+        &[
+            log.to_str().unwrap(),
+            "-o",
+            captured.to_str().unwrap(),
+            "--check-on",
+            &profile,
+        ],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    let file = std::fs::read_to_string(&captured).unwrap();
+    let line = file
+        .lines()
+        .position(|l| l.contains("SELECT gone FROM items"))
+        .unwrap()
+        + 1;
+    assert!(
+        stderr.contains(&format!("captured.toml:{line}: transaction \""))
+            && stderr.contains("`SELECT gone FROM items WHERE id = {t")
+            && stderr.contains("1054")
+            && stderr.contains("1 captured statement(s) cannot be prepared"),
+        "the file, its line, the transaction, the statement and the server's error: {stderr}"
+    );
+    // Without the broken statement, every one prepares.
+    let good: Vec<String> = statements
+        .into_iter()
+        .filter(|s| !s.contains("gone"))
+        .collect();
+    let log = sandbox.write("good.log", &slow_log(&good));
+    let (code, _, stderr) = capture(&sandbox, &[log.to_str().unwrap(), "--check-on", &profile]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("every captured statement prepares"),
+        "{stderr}"
+    );
+}
