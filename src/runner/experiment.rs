@@ -350,11 +350,7 @@ fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<Resul
         "--check-results: the workload has no read statement to compare"
     );
     let one_server = crate::plan::one_external_server(&plan.sides);
-    let data_differs = if one_server {
-        None
-    } else {
-        data_difference(plan, servers.targets)
-    };
+    let before = servers.targets.each_ref().map(|t| checksums(plan, t));
     let mut answers = Vec::new();
     for side in Side::BOTH {
         if one_server {
@@ -371,9 +367,10 @@ fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<Resul
             servers.hooks(side, HookPoint::AfterRound)?;
         }
     }
+    let after = servers.targets.each_ref().map(|t| checksums(plan, t));
     let mut check =
         crate::answers::compare(&samples, &answers[0], &answers[1], plan.client.check_order);
-    check.data_differs = data_differs;
+    check.data_differs = data_note(&before, &after, one_server);
     eprintln!("abtest: {}", check.summary());
     let listed = check.differences.iter().chain(&check.order_only);
     for difference in listed.take(5) {
@@ -392,7 +389,11 @@ fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<Resul
 
 /// Whether the two sides' sbtest tables hold different data (`CHECKSUM TABLE`), said in
 /// words: then different answers may come from the data, not from the change.
-fn data_difference(plan: &Plan, targets: &[Target; 2]) -> Option<String> {
+/// The checksums of the workload's sbtest tables on one side (`CHECKSUM TABLE`), when
+/// it uses them and the server answers.
+type Checksums = Option<Vec<(String, Option<u64>)>>;
+
+fn checksums(plan: &Plan, target: &Target) -> Checksums {
     let uses_sbtest = plan.workload.custom.as_ref().is_none_or(|c| c.sbtest);
     if !uses_sbtest {
         return None;
@@ -400,25 +401,50 @@ fn data_difference(plan: &Plan, targets: &[Target; 2]) -> Option<String> {
     let tables: Vec<String> = (1..=plan.workload.tables)
         .map(|i| format!("sbtest{i}"))
         .collect();
-    let sql = format!("CHECKSUM TABLE {}", tables.join(", "));
-    let checksums = |target: &Target| -> Option<Vec<(String, Option<u64>)>> {
-        let mut conn = target.client.connect().ok()?;
-        conn.query(&sql).ok()
+    let mut conn = target.client.connect().ok()?;
+    conn.query(format!("CHECKSUM TABLE {}", tables.join(", ")))
+        .ok()
+}
+
+/// Why answers may differ for a reason other than the change: the two sides' data
+/// differed before the check (two servers), or a side's data changed while the answers
+/// were compared (another client writes).
+fn data_note(before: &[Checksums; 2], after: &[Checksums; 2], one_server: bool) -> Option<String> {
+    let differing = |a: &Checksums, b: &Checksums| -> Vec<String> {
+        match (a, b) {
+            (Some(a), Some(b)) => a
+                .iter()
+                .zip(b)
+                .filter(|(x, y)| x.1 != y.1)
+                .map(|(x, _)| x.0.clone())
+                .collect(),
+            _ => Vec::new(),
+        }
     };
-    let (a, b) = (checksums(&targets[0])?, checksums(&targets[1])?);
-    let differing: Vec<&str> = a
-        .iter()
-        .zip(&b)
-        .filter(|(x, y)| x.1 != y.1)
-        .map(|(x, _)| x.0.as_str())
-        .collect();
-    (!differing.is_empty()).then(|| {
-        format!(
+    let mut notes = Vec::new();
+    let apart = differing(&before[0], &before[1]);
+    if !one_server && !apart.is_empty() {
+        notes.push(format!(
             "the two sides' data differed before the check (CHECKSUM TABLE {}): answers may \
              differ because of the data, not the change — load the same data on both",
-            differing.join(", ")
-        )
-    })
+            apart.join(", ")
+        ));
+    }
+    for (side, (b, a)) in Side::BOTH.into_iter().zip(before.iter().zip(after)) {
+        let moved = differing(b, a);
+        if !moved.is_empty() {
+            notes.push(format!(
+                "the {side}'s data changed while the answers were compared (CHECKSUM TABLE {} \
+                 before and after): another client writes, and answers may differ because of \
+                 its writes, not the change — compare on a quiet pair",
+                moved.join(", ")
+            ));
+        }
+        if one_server {
+            break;
+        }
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
 }
 
 fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) {

@@ -126,6 +126,10 @@ fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
     admin.query_drop("SET GLOBAL slow_query_log = 0").unwrap();
     let (out, err) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{out}{err}");
+    assert!(
+        err.contains("this run wrote to the external server(s): their tables now differ"),
+        "a replay that writes says the pair's data changed: {err}"
+    );
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(
