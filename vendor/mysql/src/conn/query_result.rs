@@ -301,8 +301,25 @@ impl<'c, 't, 'tc, T: crate::prelude::Protocol> QueryResult<'c, 't, 'tc, T> {
 }
 
 impl<'c, 't, 'tc, T: crate::prelude::Protocol> Drop for QueryResult<'c, 't, 'tc, T> {
+    /// Patched (see PATCHED.md): the rows left are read off the connection without being
+    /// parsed into `Row` values, which `query_drop` and `exec_drop` throw away anyway.
+    /// Errors are swallowed as the unpatched loop swallowed them.
     fn drop(&mut self) {
-        while self.iter().is_some() {}
+        use SetIteratorState::*;
+        loop {
+            match std::mem::replace(&mut self.state, OnBoundary) {
+                InSet(cols) => match self.conn.next_row_packet() {
+                    Ok(Some(_)) => self.state = InSet(cols),
+                    Ok(None) | Err(_) => self.handle_next(),
+                },
+                InEmptySet(_) | Errored(_) => self.handle_next(),
+                OnBoundary => break,
+                Done => {
+                    self.state = Done;
+                    break;
+                }
+            }
+        }
     }
 }
 
