@@ -393,7 +393,11 @@ pub(crate) fn classes_chart(
         .take(CLASSES_DRAWN)
         .collect();
     let n = rows.len();
-    let labels: Vec<String> = rows.iter().rev().map(|c| short_label(&c.class)).collect();
+    let labels: Vec<String> = rows
+        .iter()
+        .rev()
+        .map(|c| super::classes::shown_in(&c.class, 40))
+        .collect();
     // The axis holds zero, every change, and each interval up to three times the
     // largest change (a wild bound is cut at the edge, not allowed to squeeze the rest).
     let widest = rows
@@ -442,16 +446,6 @@ pub(crate) fn classes_chart(
         }
         Ok(())
     })
-}
-
-/// A class as a chart label: at most 40 characters.
-fn short_label(class: &str) -> String {
-    let flat = super::classes::shown(class);
-    if flat.chars().count() <= 40 {
-        return flat;
-    }
-    let cut: String = flat.chars().take(39).collect();
-    format!("{cut}…")
 }
 
 /// Where a comparison's tolerance lies on the change axis: below zero for TPS (a loss),

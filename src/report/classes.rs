@@ -69,11 +69,16 @@ fn row(c: &ClassComparison) -> Vec<String> {
 
 /// A class as shown: whitespace runs made one space, cut at [`SHOWN_CHARS`].
 pub(crate) fn shown(class: &str) -> String {
+    shown_in(class, SHOWN_CHARS)
+}
+
+/// A class in at most `width` characters: whitespace runs made one space, cut with `…`.
+pub(crate) fn shown_in(class: &str, width: usize) -> String {
     let flat = class.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= SHOWN_CHARS {
+    if flat.chars().count() <= width {
         return flat;
     }
-    let cut: String = flat.chars().take(SHOWN_CHARS - 1).collect();
+    let cut: String = flat.chars().take(width - 1).collect();
     format!("{cut}…")
 }
 

@@ -61,8 +61,8 @@ impl CustomWorkload {
         } = from;
         let mut samples = Vec::new();
         for (sql, count) in self.read_class_counts(coverage) {
+            let found = placeholders(sql).unwrap_or_default();
             for nth in 0..count as usize {
-                let found = placeholders(sql).unwrap_or_default();
                 let mut values: BTreeMap<&str, Value> = BTreeMap::new();
                 for Placeholder { name, .. } in &found {
                     if values.contains_key(name) {
