@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::exit::UsageError;
 use crate::profile::Side;
+use crate::stats::blocked::Blocking;
 use crate::stats::compare::{self, Comparison, Sample, Unit, compare};
 use crate::stats::diagnostics::side_warnings;
 use crate::stats::fieller::fieller;
@@ -35,6 +36,14 @@ pub(crate) struct AnalysisOptions {
     /// Whether answers that differ (`--check-results`) still allow a GO.
     #[serde(default)]
     pub(crate) allow_result_diff: bool,
+    /// The unit of the confirmatory analysis, fixed by the round order; files saved
+    /// without it were analysed by rounds and still are.
+    #[serde(default)]
+    pub(crate) blocking: Blocking,
+    /// The one-sided level of the verdicts when it is not α: a look of a sequential run
+    /// (`stats::sequential`) tests significance and verdicts at their own nominal levels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) verdict_alpha: Option<f64>,
 }
 
 impl Default for AnalysisOptions {
@@ -48,6 +57,8 @@ impl Default for AnalysisOptions {
             max_error_rate: None,
             percentiles: vec![95.0, 99.0],
             allow_result_diff: false,
+            blocking: Blocking::Rounds,
+            verdict_alpha: None,
         }
     }
 }
@@ -67,6 +78,11 @@ pub(crate) struct Analysis {
 }
 
 impl AnalysisOptions {
+    /// The one-sided level each verdict is tested at: its (1 − 2·level) interval decides.
+    pub(crate) fn verdict_level(&self) -> f64 {
+        self.verdict_alpha.unwrap_or(self.alpha)
+    }
+
     /// Whether any tolerance was given, so that a verdict can be reached.
     pub(crate) fn has_tolerance(&self) -> bool {
         self.max_tps_loss.is_some()
@@ -181,7 +197,12 @@ fn latency_metric_name(name: &str) -> Option<Metric> {
 
 /// Analyses `samples`, each value one `unit`: comparisons, verdicts, power and warnings.
 pub(crate) fn analyze(samples: &[Sample], unit: Unit, options: &AnalysisOptions) -> Analysis {
-    let mut comparisons = compare(samples, options.alpha);
+    // Instance means are the unit when servers were restarted: blocks nest inside them.
+    let blocking = match unit {
+        Unit::Round => options.blocking,
+        Unit::Instance => Blocking::Rounds,
+    };
+    let mut comparisons = compare(samples, options.alpha, blocking);
     let mut unjudged = Vec::new();
     for comparison in &mut comparisons {
         comparison.unit = unit;
@@ -322,7 +343,7 @@ fn judge(
     let mut target_effect = None;
     if let Some((direction, delta)) = options.ratio_tolerance(&comparison.metric) {
         comparison.tolerance_pct = Some(100.0 * delta);
-        unjudged = judge_ratio(comparison, direction, delta, options.alpha);
+        unjudged = judge_ratio(comparison, direction, delta, options.verdict_level());
         let boundary = match direction {
             Direction::HigherIsBetter => -delta,
             Direction::LowerIsBetter => delta,
@@ -335,7 +356,7 @@ fn judge(
         && let Some(limit) = options.max_error_rate
     {
         comparison.tolerance_pct = Some(limit);
-        unjudged = judge_rate(comparison, samples, limit, options.alpha);
+        unjudged = judge_rate(comparison, samples, limit, options.verdict_level());
     }
     if !comparison.metric.is_rate() {
         let (x, y) = (&comparison.baseline, &comparison.variant);
@@ -361,10 +382,13 @@ fn judge_ratio(
         comparison.verdict = Some(Verdict::Inconclusive);
         return Some(reason);
     }
-    let interval = fieller(&comparison.baseline, &comparison.variant, 2.0 * alpha);
-    comparison.verdict_ci_pct = interval.percent_bounds();
-    comparison.verdict = Some(verdict::ratio_verdict(interval.bounds, direction, delta));
-    interval.bounds.is_none().then(|| {
+    let bounds = match &comparison.blocks {
+        Some(blocks) => Some(blocks.bounds(2.0 * alpha)),
+        None => fieller(&comparison.baseline, &comparison.variant, 2.0 * alpha).bounds,
+    };
+    comparison.verdict_ci_pct = bounds.map(|b| b.map(|r| 100.0 * (r - 1.0)));
+    comparison.verdict = Some(verdict::ratio_verdict(bounds, direction, delta));
+    bounds.is_none().then(|| {
         format!(
             "{} at {} threads: the interval is unbounded (the baseline is too noisy to \
              divide by)",

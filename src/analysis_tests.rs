@@ -19,6 +19,8 @@ fn options(max_tps_loss: Option<f64>) -> AnalysisOptions {
         max_error_rate: None,
         percentiles: vec![95.0],
         allow_result_diff: false,
+        blocking: Default::default(),
+        verdict_alpha: None,
     }
 }
 

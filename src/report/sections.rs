@@ -4,6 +4,7 @@
 
 use super::{ReportView, decision, format, judgement};
 use crate::results::ResultsFile;
+use crate::stats::blocked::Blocking;
 use crate::stats::compare::Family;
 use crate::stats::metric::Metric;
 
@@ -85,8 +86,7 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
     format!(
         "{} rounds per side at each thread level ({} threads), in {} order (seed {}); each round \
          is a {} warm-up that is not counted and a {} measured period{}. Workload: {} on {} table(s) of {} rows. \
-         {}; the sides are compared with Welch's t-test, the change \
-         with Fieller's {} % interval for the ratio of means, p-values Holm-adjusted within \
+         {}; {}, p-values Holm-adjusted within \
          the confirmatory family (TPS and latency at every level) and, separately, among the explanatory \
          metrics (α = {alpha}). Verdicts, where tolerances were given, are non-inferiority tests: \
          each reads the one-sided {} % bound of the change (a bound of the {} % two-sided \
@@ -109,10 +109,33 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
         workload.tables,
         workload.table_size,
         values_per_side(schedule.instances),
-        format::confidence(alpha),
+        comparison_method(results, alpha),
         format::confidence(alpha),
         format::confidence(2.0 * alpha),
         format::confidence(alpha),
+    )
+}
+
+/// How the sides are compared: Welch and Fieller on independent values, or block by
+/// block when the analysis follows the round order (`stats::blocked`).
+fn comparison_method(results: &ResultsFile, alpha: f64) -> String {
+    let blocking = results
+        .analysis
+        .as_ref()
+        .map_or(Blocking::Rounds, |options| options.blocking);
+    let confidence = format::confidence(alpha);
+    if blocking == Blocking::Rounds || results.plan.schedule.instances > 1 {
+        return format!(
+            "the sides are compared with Welch's t-test, the change with Fieller's \
+             {confidence} % interval for the ratio of means"
+        );
+    }
+    format!(
+        "the sides are compared as the order was designed, over {}: each gives the ratio of \
+         its side means, the change is their geometric mean with a paired t {confidence} % \
+         interval over them (a run with fewer than two is compared with Welch and Fieller on \
+         rounds)",
+        blocking.plural()
     )
 }
 

@@ -12,7 +12,8 @@ use crate::exit::UsageError;
 use crate::placement::Placement;
 use crate::plan::{ClientOptions, Outputs, Plan, SidePlan, TargetSpec};
 use crate::profile::Side;
-use crate::schedule::Connections;
+use crate::schedule::{Connections, RoundOrder};
+use crate::stats::blocked::Blocking;
 
 pub(crate) mod args;
 mod captured;
@@ -24,13 +25,24 @@ mod split;
 
 pub(crate) use side::{external_server, resolve_side};
 
+/// The unit of the confirmatory analysis that `order` was designed for: chosen before
+/// any data are seen (`stats::blocked`).
+fn blocking_of(order: RoundOrder) -> Blocking {
+    match order {
+        RoundOrder::Abba => Blocking::Blocks,
+        RoundOrder::Abab => Blocking::Pairs,
+        RoundOrder::Random => Blocking::Rounds,
+    }
+}
+
 /// Resolves the command line and both profiles into a plan, or a usage error.
 pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
     let seed = cli.schedule.seed.unwrap_or_else(crate::secret::random_u64);
     let workload = args::workload_spec(&cli.workload)?;
     let levels = captured::levels(&cli.workload.threads, &workload)?;
     let mut schedule = args::schedule(&cli.schedule, &levels, seed)?;
-    let analysis = args::analysis_options(&cli.analysis, &AnalysisOptions::default())?;
+    let mut analysis = args::analysis_options(&cli.analysis, &AnalysisOptions::default())?;
+    analysis.blocking = blocking_of(schedule.order);
     let mut warnings = Vec::new();
     let baseline = resolve_side(
         required(&cli.baseline, "--baseline")?,

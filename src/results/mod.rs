@@ -396,8 +396,12 @@ pub(crate) struct Look {
     pub(crate) look: u32,
     /// Completed rounds per side at the look.
     pub(crate) rounds_per_side: u32,
-    /// The α this look tests at (its share of the run's α).
+    /// The two-sided level this look tests significance at; its interval is the
+    /// (1 − alpha) repeated confidence interval.
     pub(crate) alpha: f64,
+    /// The one-sided level of its verdicts; files without it used `alpha`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) verdict_alpha: Option<f64>,
     /// TPS change in %, if compared.
     pub(crate) tps_change_pct: Option<f64>,
     /// Its interval at the look's level, if bounded.

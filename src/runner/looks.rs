@@ -1,5 +1,5 @@
 //! The looks of a run with `--until`: after a round that completes a look's number of
-//! rounds on both sides, the run is analysed at that look's share of α
+//! rounds on both sides, the run is analysed at that look's nominal levels
 //! (`stats::sequential`), the look is recorded, and the stopping rule says whether the
 //! answer is known. The final analysis of such a run uses the α of its last look, so the
 //! verdict it reports is the one the stopping rule saw.
@@ -37,6 +37,7 @@ pub(crate) fn after_round(
     let k = sequential.design.look_at(rounds)?;
     let options = AnalysisOptions {
         alpha: sequential.design.alpha_at(k),
+        verdict_alpha: Some(sequential.design.verdict_alpha_at(k)),
         ..plan.analysis.clone()
     };
     results.analyze(&options);
@@ -45,6 +46,7 @@ pub(crate) fn after_round(
         look: k as u32 + 1,
         rounds_per_side: rounds,
         alpha: options.alpha,
+        verdict_alpha: options.verdict_alpha,
         tps_change_pct: tps.map(|c| c.change_pct),
         tps_ci_pct: tps.and_then(|c| c.ci_pct),
         verdict: results.verdict,
@@ -108,18 +110,23 @@ fn fixed_rounds_for(look: &Look, reached: f64, target: f64) -> u32 {
     n.ceil().clamp(2.0, 1e9) as u32
 }
 
-/// The settings of a run's final analysis: a run with `--until` is analysed at the α of
-/// its last look (or of its first, if it ended before one), any other at the plan's.
+/// The settings of a run's final analysis: a run with `--until` is analysed at the
+/// levels of its last look (or of its first, if it ended before one), any other at the
+/// plan's.
 pub(crate) fn final_analysis(plan: &Plan, results: &ResultsFile) -> AnalysisOptions {
     let Some(sequential) = &plan.sequential else {
         return plan.analysis.clone();
     };
-    let alpha = results
-        .looks
-        .last()
-        .map_or_else(|| sequential.design.alpha_at(0), |look| look.alpha);
+    let (alpha, verdict_alpha) = match results.looks.last() {
+        Some(look) => (look.alpha, look.verdict_alpha),
+        None => (
+            sequential.design.alpha_at(0),
+            Some(sequential.design.verdict_alpha_at(0)),
+        ),
+    };
     AnalysisOptions {
         alpha,
+        verdict_alpha,
         ..plan.analysis.clone()
     }
 }
@@ -133,6 +140,7 @@ mod tests {
             look: 4,
             rounds_per_side: rounds,
             alpha: 0.05,
+            verdict_alpha: None,
             tps_change_pct: Some(0.0),
             tps_ci_pct: ci,
             verdict: None,

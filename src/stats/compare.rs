@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::blocked::{BlockEstimate, Blocking};
 use super::fieller::fieller;
 use super::holm::holm;
 use super::metric::Metric;
@@ -92,9 +93,17 @@ pub(crate) struct Comparison {
     pub(crate) variant: Summary,
     /// 100(ȳ/x̄ − 1); for a rate (the error rate), ȳ − x̄ in percentage points.
     pub(crate) change_pct: f64,
-    /// Fieller CI of the change in % (a rate: Welch's CI in points), or `None` when
-    /// unbounded.
+    /// The confirmatory CI of the change in %: from the blocks when `blocks` is set,
+    /// else Fieller's on rounds (a rate: Welch's CI in points); `None` when unbounded.
     pub(crate) ci_pct: Option<[f64; 2]>,
+    /// The estimate block by block, when the analysis follows an ABBA or ABAB design;
+    /// then the change, `ci_pct`, `p` and the verdict come from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) blocks: Option<BlockEstimate>,
+    /// Fieller's interval on rounds as if they were independent, kept beside a block
+    /// interval as the cross-check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) rounds_ci_pct: Option<[f64; 2]>,
     /// Paired-by-round CI of the change in %, when at least two pairs exist.
     pub(crate) paired_ci_pct: Option<[f64; 2]>,
     /// Welch test of the difference ȳ − x̄.
@@ -152,7 +161,10 @@ impl Family {
 /// baseline), confirmatory metrics first, each in the order levels and metrics first appear in
 /// `samples`. qps is left out at a level where it is the same multiple of tps in every
 /// round: it would only repeat tps.
-pub(crate) fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
+///
+/// With a `blocking` other than rounds, every ratio metric with at least two blocks is
+/// estimated block by block (`stats::blocked`); a rate is always compared on rounds.
+pub(crate) fn compare(samples: &[Sample], alpha: f64, blocking: Blocking) -> Vec<Comparison> {
     let mut keys: Vec<(u32, &Metric)> = Vec::new();
     for sample in samples {
         let key = (sample.threads, &sample.metric);
@@ -164,7 +176,7 @@ pub(crate) fn compare(samples: &[Sample], alpha: f64) -> Vec<Comparison> {
     keys.sort_by_key(|(_, metric)| Family::of(metric) == Family::Explanatory);
     let mut comparisons: Vec<Comparison> = keys
         .into_iter()
-        .filter_map(|(threads, metric)| compare_one(samples, threads, metric, alpha))
+        .filter_map(|(threads, metric)| compare_one(samples, threads, metric, alpha, blocking))
         .collect();
     for family in [Family::Confirmatory, Family::Explanatory] {
         let members: Vec<&mut Comparison> = comparisons
@@ -219,6 +231,7 @@ fn compare_one(
     threads: u32,
     metric: &Metric,
     alpha: f64,
+    blocking: Blocking,
 ) -> Option<Comparison> {
     let x = side_values(samples, Side::Baseline, threads, metric);
     let y = side_values(samples, Side::Variant, threads, metric);
@@ -239,7 +252,7 @@ fn compare_one(
     let test = welch(&bx, &by, alpha);
     let ratio = fieller(&bx, &by, alpha);
     let (px, py) = pair_by_round(&x, &y);
-    Some(Comparison {
+    let on_rounds = Comparison {
         change_pct: 100.0 * (ratio.ratio - 1.0),
         ci_pct: ratio.percent_bounds(),
         paired_ci_pct: paired_ratio_ci(&px, &py, alpha)
@@ -247,6 +260,18 @@ fn compare_one(
         paired_change_pct: paired_change(&px, &py),
         fieller_g: ratio.g,
         ..unjudged(threads, metric, bx, by, test)
+    };
+    Some(match BlockEstimate::of(&x, &y, blocking) {
+        Some(blocks) => Comparison {
+            change_pct: blocks.change_pct(),
+            ci_pct: Some(blocks.percent_bounds(alpha)),
+            rounds_ci_pct: on_rounds.ci_pct,
+            p: blocks.p(),
+            p_holm: blocks.p(),
+            blocks: Some(blocks),
+            ..on_rounds
+        },
+        None => on_rounds,
     })
 }
 
@@ -276,6 +301,8 @@ fn unjudged(threads: u32, metric: &Metric, bx: Summary, by: Summary, test: Welch
         variant: by,
         change_pct: test.diff,
         ci_pct: None,
+        blocks: None,
+        rounds_ci_pct: None,
         paired_ci_pct: None,
         paired_change_pct: None,
         welch: test,

@@ -1,14 +1,24 @@
 //! Stopping a run when the answer is known, without giving up the error rates. A run
-//! with a time budget gets K looks at fixed numbers of rounds per side. Look k tests
-//! at its own level α_k = α(t_k) − α(t_{k−1}), where α(t) = α·t³ is spent by the
-//! fraction t of the rounds done (an O'Brien–Fleming-like shape: early looks need
-//! strong evidence, most of α is kept for the end). By the union bound the chance of
-//! a false GO, NO-GO or significance at any look is at most Σ α_k = α, whatever the
-//! correlation between looks and whenever the run stops: valid under optional
-//! stopping, and conservative (a boundary from the joint distribution of the looks
-//! would be less so). A run that reaches its last look undecided is INCONCLUSIVE.
+//! with a time budget gets K looks at fixed numbers of rounds per side, and look k tests
+//! at a nominal level computed from the joint distribution of the looks
+//! (`stats::boundaries`): Lan–DeMets O'Brien–Fleming-type spending, so that the chance
+//! of a false significance at any look is exactly α (two-sided) and that of a false GO
+//! or NO-GO exactly α (one-sided), however the run stops. The interval at a look is the
+//! repeated confidence interval: the estimate ± the look's critical value in standard
+//! errors, which holds its coverage at whichever look the run stops.
+//!
+//! The boundaries are computed for normal statistics; a look tests its t statistic (a
+//! few rounds or blocks per side) at the boundary's nominal level, with its own degrees
+//! of freedom (the "significance level" approach, Jennison & Turnbull 2000, §3.8). The
+//! simulations in the runner's tests check the error rates this gives.
+//!
+//! Runs saved before these boundaries spent α·t³ at each look by the union bound;
+//! resuming one keeps that rule.
 
 use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, Normal};
+
+use super::boundaries::{Tails, obrien_fleming_boundaries};
 
 /// When a run with a budget stops early.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -20,17 +30,64 @@ pub(crate) enum Until {
     Precision(f64),
 }
 
-/// The looks of a sequential run: rounds per side at each, and the α spent there.
+/// The looks of a sequential run: rounds per side at each, the overall α and how it is
+/// spent, with the nominal levels each look tests at (computed once, when the design is
+/// made or read: a saved file's figures are never trusted).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "SavedDesign", into = "SavedDesign")]
 pub(crate) struct Design {
     /// Rounds per side at each look, increasing; the last is the budget's.
     pub(crate) rounds: Vec<u32>,
     /// The overall α.
     pub(crate) alpha: f64,
+    /// How α is spent over the looks.
+    pub(crate) spending: Spending,
+    /// Per look: the two-sided level of significance and the one-sided level of verdicts.
+    levels: Vec<[f64; 2]>,
 }
 
-/// The share of α spent when a fraction `t` of the rounds is done.
-fn spent(alpha: f64, t: f64) -> f64 {
+/// A design as files hold it; files without `spending` spent α by the union bound.
+#[derive(Serialize, Deserialize)]
+struct SavedDesign {
+    rounds: Vec<u32>,
+    alpha: f64,
+    #[serde(default)]
+    spending: Spending,
+}
+
+impl From<SavedDesign> for Design {
+    fn from(saved: SavedDesign) -> Design {
+        Design::with(saved.rounds, saved.alpha, saved.spending)
+    }
+}
+
+impl From<Design> for SavedDesign {
+    fn from(design: Design) -> SavedDesign {
+        SavedDesign {
+            rounds: design.rounds,
+            alpha: design.alpha,
+            spending: design.spending,
+        }
+    }
+}
+
+/// How a design spends α over its looks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Spending {
+    /// α·t³ at each look, each tested at its own share (union bound; conservative).
+    #[default]
+    CubicUnionBound,
+    /// Lan–DeMets O'Brien–Fleming type, on the joint distribution of the looks.
+    ObrienFleming,
+}
+
+/// The smallest nominal level a look tests at: a look that spends less (an early look
+/// of a long design) is as good as unable to reject, and its t quantile stays finite.
+const SMALLEST_LEVEL: f64 = 1e-12;
+
+/// The share of α spent when a fraction `t` of the rounds is done, union-bound rule.
+fn cubic_spent(alpha: f64, t: f64) -> f64 {
     alpha * t.clamp(0.0, 1.0).powi(3)
 }
 
@@ -45,19 +102,76 @@ impl Design {
             .map(|k| 2 * (k * pairs).div_ceil(looks))
             .collect();
         rounds.dedup();
-        Design { rounds, alpha }
+        Design::with(rounds, alpha, Spending::ObrienFleming)
     }
 
-    /// The level of look `k` (from 0).
-    pub(crate) fn alpha_at(&self, k: usize) -> f64 {
-        let total = f64::from(*self.rounds.last().unwrap_or(&1));
-        let t = |i: usize| f64::from(self.rounds[i]) / total;
-        let before = if k == 0 {
-            0.0
-        } else {
-            spent(self.alpha, t(k - 1))
+    /// The design of these looks, with its levels. Looks that are not increasing or an
+    /// α outside (0, 0.5) get no levels: plan validation refuses them.
+    pub(crate) fn with(rounds: Vec<u32>, alpha: f64, spending: Spending) -> Design {
+        let mut design = Design {
+            rounds,
+            alpha,
+            spending,
+            levels: Vec::new(),
         };
-        spent(self.alpha, t(k)) - before
+        let valid = !design.rounds.is_empty()
+            && design.rounds.windows(2).all(|w| w[0] < w[1])
+            && design.rounds[0] > 0
+            && alpha > 0.0
+            && alpha < 0.5;
+        if valid {
+            design.levels = design.compute_levels();
+        }
+        design
+    }
+
+    /// The information fraction of every look: its rounds over the last look's.
+    fn fractions(&self) -> Vec<f64> {
+        let total = f64::from(*self.rounds.last().unwrap_or(&1));
+        self.rounds.iter().map(|&n| f64::from(n) / total).collect()
+    }
+
+    /// The nominal two-sided level of look `k` (from 0): significance at the look is a
+    /// p-value below it, and its (1 − level) interval is the repeated confidence interval.
+    pub(crate) fn alpha_at(&self, k: usize) -> f64 {
+        self.levels.get(k).map_or(self.alpha, |l| l[0])
+    }
+
+    /// The nominal one-sided level of look `k` for a verdict against a tolerance: the
+    /// verdict reads the (1 − 2·level) interval.
+    pub(crate) fn verdict_alpha_at(&self, k: usize) -> f64 {
+        self.levels.get(k).map_or(self.alpha, |l| l[1])
+    }
+
+    fn compute_levels(&self) -> Vec<[f64; 2]> {
+        let fractions = self.fractions();
+        match self.spending {
+            Spending::CubicUnionBound => {
+                let mut before = 0.0;
+                fractions
+                    .iter()
+                    .map(|&t| {
+                        let level = cubic_spent(self.alpha, t) - before;
+                        before = cubic_spent(self.alpha, t);
+                        [level, level]
+                    })
+                    .collect()
+            }
+            Spending::ObrienFleming => {
+                let tail = |c: f64| Normal::standard().cdf(-c);
+                let two = obrien_fleming_boundaries(&fractions, self.alpha, Tails::Two);
+                let one = obrien_fleming_boundaries(&fractions, self.alpha, Tails::One);
+                two.iter()
+                    .zip(&one)
+                    .map(|(c2, c1)| {
+                        [
+                            (2.0 * tail(*c2)).max(SMALLEST_LEVEL),
+                            tail(*c1).max(SMALLEST_LEVEL),
+                        ]
+                    })
+                    .collect()
+            }
+        }
     }
 
     /// The look that `rounds_per_side` completed rounds reach, if one.
@@ -71,8 +185,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn looks_fall_on_pairs_and_spend_exactly_alpha() {
-        let design = Design::new(20, 5, 0.05);
+    fn looks_fall_on_pairs_and_spend_exactly_alpha_under_the_old_rule() {
+        let design = Design::with(vec![4, 8, 12, 16, 20], 0.05, Spending::CubicUnionBound);
         assert_eq!(design.rounds, [4, 8, 12, 16, 20]);
         let total: f64 = (0..5).map(|k| design.alpha_at(k)).sum();
         assert!((total - 0.05).abs() < 1e-15, "{total}");
@@ -88,6 +202,23 @@ mod tests {
         assert_eq!(Design::new(6, 5, 0.05).rounds, [2, 4, 6]);
         assert_eq!(Design::new(7, 2, 0.05).rounds, [4, 6]);
         assert_eq!(Design::new(2, 5, 0.05).rounds, [2]);
-        assert!((Design::new(2, 5, 0.05).alpha_at(0) - 0.05).abs() < 1e-15);
+        assert!((Design::new(2, 5, 0.05).alpha_at(0) - 0.05).abs() < 1e-9);
+        assert!((Design::new(2, 5, 0.05).verdict_alpha_at(0) - 0.05).abs() < 1e-9);
+    }
+
+    #[test]
+    fn exact_boundaries_keep_most_of_alpha_for_the_last_look() {
+        let design = Design::new(20, 5, 0.05);
+        // z = 4.877, 3.357, 2.680, 2.290, 2.031: the last look tests at 0.042, where
+        // the union bound tested at 0.024.
+        let levels: Vec<f64> = (0..5).map(|k| design.alpha_at(k)).collect();
+        assert!((levels[0] - 1.08e-6).abs() < 0.02e-6, "{levels:?}");
+        assert!((levels[4] - 0.04226).abs() < 1e-4, "{levels:?}");
+        let verdict = design.verdict_alpha_at(4);
+        assert!((verdict - 0.04095).abs() < 1e-4, "{verdict}");
+        // An old file's design keeps the rule it ran with.
+        let old: Design = serde_json::from_str(r#"{"rounds":[4,8],"alpha":0.05}"#).unwrap();
+        assert_eq!(old.spending, Spending::CubicUnionBound);
+        assert!((old.alpha_at(1) - 0.05 * (1.0 - 0.125)).abs() < 1e-15);
     }
 }

@@ -315,7 +315,7 @@ fn a_baseline_of_zero_gives_no_percent_change() {
             f64::from(index),
         ));
     }
-    let comparisons = compare(&samples, 0.05);
+    let comparisons = compare(&samples, 0.05, crate::stats::blocked::Blocking::Rounds);
     assert_eq!(comparisons.len(), 1, "{comparisons:?}");
     assert!(comparisons[0].change_pct.is_finite());
 }
