@@ -39,6 +39,7 @@ pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
             unchecked: &analysis.unchecked,
             warnings: analysis.warnings.clone(),
             alpha: options.alpha,
+            verdict_alpha: options.verdict_level(),
             results: None,
         };
         crate::report::stdout::print(&render(&view, args.format)?);

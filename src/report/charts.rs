@@ -313,7 +313,11 @@ pub(crate) fn sweep_chart(
 /// 95 % interval. The axis is chosen from the tolerances and the TPS and deciding
 /// intervals, so one wild p99 bound cannot squeeze the decision into a pixel: an interval
 /// beyond the axis is drawn to its edge with an arrow and its value.
-pub(crate) fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Result<String> {
+pub(crate) fn change_chart(
+    comparisons: &[Comparison],
+    alpha: f64,
+    verdict_alpha: f64,
+) -> anyhow::Result<String> {
     let mut rows: Vec<&Comparison> = comparisons
         .iter()
         .filter(|c| c.family == Family::Confirmatory)
@@ -331,7 +335,7 @@ pub(crate) fn change_chart(comparisons: &[Comparison], alpha: f64) -> anyhow::Re
     let caption = if judged {
         format!(
             "Change vs baseline: bar = interval the verdict reads ({} % one-sided bounds); red = tolerance",
-            confidence(alpha)
+            confidence(verdict_alpha)
         )
     } else {
         format!("Change of variant vs baseline, {} % CI", confidence(alpha))

@@ -14,7 +14,7 @@ use crate::stats::verdict::Verdict;
 pub(crate) fn bound_label(view: &ReportView<'_>) -> String {
     format!(
         "{} % one-sided bound{}",
-        format::confidence(view.alpha),
+        format::confidence(view.verdict_alpha),
         looks_adjustment(view)
     )
 }

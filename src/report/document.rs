@@ -115,7 +115,7 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
     if let Some(results) = view.results {
         markup.charts(view)?;
         markup.section("Method");
-        markup.paragraph(&sections::method(results, view.alpha));
+        markup.paragraph(&sections::method(results, view.alpha, view.verdict_alpha));
         markup.section("What differs between the sides");
         let differences = sections::differences(results);
         if differences.is_empty() {

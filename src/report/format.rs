@@ -61,7 +61,11 @@ pub(crate) fn comparison_change(c: &Comparison) -> String {
 /// The change of a ratio in % with its interval, the lower bound as [`lower_bound`].
 pub(crate) fn ratio_change(change_pct: f64, ci: Option<[f64; 2]>) -> String {
     match ci {
-        Some([lo, hi]) => format!("{change_pct:+.2} % [{}, {hi:+.2}]", lower_bound(lo)),
+        Some([lo, hi]) => format!(
+            "{change_pct:+.2} % [{}, {}]",
+            lower_bound(lo),
+            upper_bound(hi)
+        ),
         None => change(change_pct, None),
     }
 }
@@ -72,6 +76,26 @@ pub(crate) fn lower_bound(lo: f64) -> String {
         "<-99".into()
     } else {
         format!("{lo:+.2}")
+    }
+}
+
+/// An upper bound of a ratio's change in %: `>+999` above +999 % (a look with one or two
+/// blocks has an interval of astronomical width; its figures mean nothing).
+pub(crate) fn upper_bound(hi: f64) -> String {
+    if hi > 999.0 {
+        ">+999".into()
+    } else {
+        format!("{hi:+.2}")
+    }
+}
+
+/// The half-width of an interval of a change in %: `±4.73 %`, or `> ±500 %`.
+pub(crate) fn half_width([lo, hi]: [f64; 2]) -> String {
+    let half = (hi - lo) / 2.0;
+    if half > 500.0 {
+        "> ±500 %".into()
+    } else {
+        format!("±{half:.2} %")
     }
 }
 
@@ -115,6 +139,14 @@ mod tests {
         // A ratio of positive values cannot fall by more than 100 %.
         assert_eq!(lower_bound(-154.2), "<-99");
         assert_eq!(lower_bound(-12.5), "-12.50");
+        assert_eq!(upper_bound(3.6e152), ">+999");
+        assert_eq!(upper_bound(62.944), "+62.94");
+        assert_eq!(half_width([-55.31, 62.94]), "±59.12 %");
+        assert_eq!(half_width([-100.0, 3.6e152]), "> ±500 %");
+        assert_eq!(
+            ratio_change(-13.4, Some([-100.0, 3.6e152])),
+            "-13.40 % [<-99, >+999]"
+        );
         assert_eq!(p_value(0.0123), "0.012");
         assert_eq!(p_value(1.09e-9), "1.1e-9");
         assert_eq!(confidence(0.05), "95");

@@ -51,7 +51,7 @@ impl Markup for Html {
         if view.has(Family::Confirmatory) {
             figure(
                 &mut self.out,
-                &charts::change_chart(view.comparisons, view.alpha)?,
+                &charts::change_chart(view.comparisons, view.alpha, view.verdict_alpha)?,
             );
         }
         Ok(())

@@ -18,6 +18,7 @@ pub(crate) mod sections;
 pub(crate) mod stdout;
 pub(crate) mod table;
 
+use crate::analysis::AnalysisOptions;
 use crate::profile::Side;
 use crate::results::ResultsFile;
 use crate::stats::compare::{Comparison, Family};
@@ -39,6 +40,8 @@ pub(crate) struct ReportView<'a> {
     pub(crate) warnings: Vec<String>,
     /// Significance level.
     pub(crate) alpha: f64,
+    /// The one-sided level of the verdicts' bounds: α, or a look's own level.
+    pub(crate) verdict_alpha: f64,
     /// The full results, when the report is about an abtest run.
     pub(crate) results: Option<&'a ResultsFile>,
 }
@@ -62,6 +65,10 @@ impl<'a> ReportView<'a> {
             unchecked: &results.unchecked_tolerances,
             warnings,
             alpha: results.analysis.as_ref().map_or(0.05, |a| a.alpha),
+            verdict_alpha: results
+                .analysis
+                .as_ref()
+                .map_or(0.05, AnalysisOptions::verdict_level),
             results: Some(results),
         }
     }

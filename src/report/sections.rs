@@ -77,7 +77,7 @@ pub(crate) fn rows(view: &ReportView<'_>, family: Family) -> Vec<Vec<String>> {
 }
 
 /// The method in one paragraph.
-pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
+pub(crate) fn method(results: &ResultsFile, alpha: f64, verdict_alpha: f64) -> String {
     let plan = &results.plan;
     let schedule = &plan.schedule;
     let workload = &plan.workload;
@@ -110,8 +110,8 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64) -> String {
         workload.table_size,
         values_per_side(schedule.instances),
         comparison_method(results, alpha),
-        format::confidence(alpha),
-        format::confidence(2.0 * alpha),
+        format::confidence(verdict_alpha),
+        format::confidence(2.0 * verdict_alpha),
         format::confidence(alpha),
     )
 }
@@ -358,9 +358,8 @@ pub(crate) fn looks_rows(results: &ResultsFile) -> Vec<[String; 7]> {
                 look.rounds_per_side.to_string(),
                 format!("{:.4}", look.alpha),
                 look.tps_change_pct
-                    .map_or("-".into(), |c| format::change(c, look.tps_ci_pct)),
-                look.tps_ci_pct
-                    .map_or("-".into(), |[lo, hi]| format!("±{:.2} %", (hi - lo) / 2.0)),
+                    .map_or("-".into(), |c| format::ratio_change(c, look.tps_ci_pct)),
+                look.tps_ci_pct.map_or("-".into(), format::half_width),
                 look.verdict.map_or("", |v| v.as_str()).to_string(),
                 humantime::format_duration(std::time::Duration::from_secs(look.elapsed_s as u64))
                     .to_string(),
