@@ -80,7 +80,7 @@ pub(crate) fn tolerance_name(c: &Comparison, tolerance: f64) -> String {
 
 /// The bound without the metric's name; `None` without a tolerance.
 fn bound_text(c: &Comparison) -> Option<String> {
-    c.tolerance_pct?;
+    let tolerance = c.tolerance_pct?;
     let Some([lo, hi]) = c.verdict_ci_pct else {
         return Some("has no interval".into());
     };
@@ -88,28 +88,41 @@ fn bound_text(c: &Comparison) -> Option<String> {
     Some(if c.metric.is_rate() {
         rate_bound(verdict, lo, hi)
     } else if c.metric == Metric::Tps {
-        throughput_bound(verdict, lo, hi)
+        throughput_bound(verdict, lo, hi, tolerance)
     } else {
-        rise_bound(verdict, lo, hi)
+        rise_bound(verdict, lo, hi, tolerance)
     })
 }
 
+/// A bound's magnitude to one decimal, or to as many as it takes (up to three) not to
+/// read as the tolerance itself: a NO-GO "at least 5.0 %" beside a 5 % tolerance would
+/// look like a wrong verdict.
+fn magnitude(value: f64, tolerance: f64) -> String {
+    for decimals in 1..3 {
+        let text = format!("{value:.decimals$}");
+        if text.parse::<f64>() != Ok(tolerance) {
+            return text;
+        }
+    }
+    format!("{value:.3}")
+}
+
 /// A throughput bound as a loss, the way a change ticket states it.
-fn throughput_bound(verdict: Verdict, lo: f64, hi: f64) -> String {
+fn throughput_bound(verdict: Verdict, lo: f64, hi: f64, tolerance: f64) -> String {
     match verdict {
         Verdict::Go if lo >= 0.0 => format!("not lower (at least {lo:+.1} %)"),
-        Verdict::Go => format!("loss at most {:.1} %", -lo),
-        Verdict::NoGo => format!("loss at least {:.1} %", -hi),
+        Verdict::Go => format!("loss at most {} %", magnitude(-lo, tolerance)),
+        Verdict::NoGo => format!("loss at least {} %", magnitude(-hi, tolerance)),
         Verdict::Inconclusive => format!("change between {lo:+.1} % and {hi:+.1} %"),
     }
 }
 
 /// A latency (or other lower-is-better) bound as a rise.
-fn rise_bound(verdict: Verdict, lo: f64, hi: f64) -> String {
+fn rise_bound(verdict: Verdict, lo: f64, hi: f64, tolerance: f64) -> String {
     match verdict {
         Verdict::Go if hi <= 0.0 => format!("not higher (at most {hi:+.1} %)"),
-        Verdict::Go => format!("up at most {hi:.1} %"),
-        Verdict::NoGo => format!("up at least {lo:.1} %"),
+        Verdict::Go => format!("up at most {} %", magnitude(hi, tolerance)),
+        Verdict::NoGo => format!("up at least {} %", magnitude(lo, tolerance)),
         Verdict::Inconclusive if lo < -99.0 => format!("change between <-99 % and {hi:+.1} %"),
         Verdict::Inconclusive => format!("change between {lo:+.1} % and {hi:+.1} %"),
     }
@@ -131,20 +144,42 @@ mod tests {
     #[test]
     fn bounds_read_as_losses_rises_and_rates() {
         assert_eq!(
-            throughput_bound(Verdict::Go, -31.04, 12.2),
+            throughput_bound(Verdict::Go, -31.04, 12.2, 40.0),
             "loss at most 31.0 %"
         );
         assert_eq!(
-            throughput_bound(Verdict::NoGo, -40.0, -12.34),
+            throughput_bound(Verdict::NoGo, -40.0, -12.34, 5.0),
             "loss at least 12.3 %"
         );
         assert_eq!(
-            throughput_bound(Verdict::Inconclusive, -7.9, 1.2),
+            throughput_bound(Verdict::Inconclusive, -7.9, 1.2, 5.0),
             "change between -7.9 % and +1.2 %"
         );
-        assert_eq!(rise_bound(Verdict::Go, -3.0, 4.25), "up at most 4.2 %");
-        assert_eq!(rise_bound(Verdict::NoGo, 12.0, 30.0), "up at least 12.0 %");
+        assert_eq!(
+            rise_bound(Verdict::Go, -3.0, 4.25, 10.0),
+            "up at most 4.2 %"
+        );
+        assert_eq!(
+            rise_bound(Verdict::NoGo, 12.0, 30.0, 10.0),
+            "up at least 12.0 %"
+        );
         assert_eq!(rate_bound(Verdict::NoGo, 44.2, 45.8), "at least 44.20 %");
         assert_eq!(rate_bound(Verdict::Go, -0.1, 0.3), "at most 0.30 %");
+    }
+
+    #[test]
+    fn a_bound_next_to_its_tolerance_never_reads_as_the_tolerance() {
+        assert_eq!(
+            throughput_bound(Verdict::NoGo, -33.6, -5.02, 5.0),
+            "loss at least 5.02 %"
+        );
+        assert_eq!(
+            throughput_bound(Verdict::Go, -4.996, 3.0, 5.0),
+            "loss at most 4.996 %"
+        );
+        assert_eq!(
+            rise_bound(Verdict::Go, -1.0, 9.96, 10.0),
+            "up at most 9.96 %"
+        );
     }
 }
