@@ -99,6 +99,16 @@ pub(crate) fn half_width([lo, hi]: [f64; 2]) -> String {
     }
 }
 
+/// A significance level with at most four decimals and no trailing zeros: `0.05`,
+/// `0.0156`; below 0.0001 in scientific notation.
+pub(crate) fn level(alpha: f64) -> String {
+    if alpha < 1e-4 {
+        return format!("{alpha:.1e}");
+    }
+    let text = format!("{alpha:.4}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 /// A percentage figure without trailing zeros: `5`, `2.5`.
 pub(crate) fn percent_figure(value: f64) -> String {
     let text = format!("{value:.2}");
@@ -140,6 +150,9 @@ mod tests {
         assert_eq!(lower_bound(-154.2), "<-99");
         assert_eq!(lower_bound(-12.5), "-12.50");
         assert_eq!(upper_bound(3.6e152), ">+999");
+        assert_eq!(level(0.05), "0.05");
+        assert_eq!(level(0.015587457051827411), "0.0156");
+        assert_eq!(level(1.08e-6), "1.1e-6");
         assert_eq!(upper_bound(62.944), "+62.94");
         assert_eq!(half_width([-55.31, 62.94]), "±59.12 %");
         assert_eq!(half_width([-100.0, 3.6e152]), "> ±500 %");

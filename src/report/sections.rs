@@ -84,14 +84,14 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64, verdict_alpha: f64) -> S
     let duration = |d: std::time::Duration| humantime::format_duration(d).to_string();
     let levels: Vec<String> = schedule.levels.iter().map(u32::to_string).collect();
     format!(
-        "{} rounds per side at each thread level ({} threads), in {} order (seed {}); each round \
+        "{} at each thread level ({} threads), in {} order (seed {}); each round \
          is a {} warm-up that is not counted and a {} measured period{}. Workload: {} on {} table(s) of {} rows. \
          {}; {}, p-values Holm-adjusted within \
          the confirmatory family (TPS and latency at every level) and, separately, among the explanatory \
-         metrics (α = {alpha}). Verdicts, where tolerances were given, are non-inferiority tests: \
+         metrics (α = {}). Verdicts, where tolerances were given, are non-inferiority tests: \
          each reads the one-sided {} % bound of the change (a bound of the {} % two-sided \
          interval), shown in the column \"verdict reads\"; the {} % interval is the estimate.",
-        schedule.rounds,
+        rounds_run(results),
         levels.join(", "),
         schedule.order.as_str().to_uppercase(),
         plan.seed,
@@ -110,10 +110,24 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64, verdict_alpha: f64) -> S
         workload.table_size,
         values_per_side(schedule.instances),
         comparison_method(results, alpha),
+        format::level(alpha),
         format::confidence(verdict_alpha),
         format::confidence(2.0 * verdict_alpha),
         format::confidence(alpha),
     )
+}
+
+/// "14 rounds per side", or for a run its looks stopped early "Up to 14 rounds per side
+/// (the run stopped at look 3, after 10)".
+fn rounds_run(results: &ResultsFile) -> String {
+    let planned = results.plan.schedule.rounds;
+    match results.looks.last() {
+        Some(look) if look.rounds_per_side < planned => format!(
+            "Up to {planned} rounds per side (the run stopped at look {}, after {})",
+            look.look, look.rounds_per_side
+        ),
+        _ => format!("{planned} rounds per side"),
+    }
 }
 
 /// How the sides are compared: Welch and Fieller on independent values, or block by
@@ -356,7 +370,7 @@ pub(crate) fn looks_rows(results: &ResultsFile) -> Vec<[String; 7]> {
             [
                 look.look.to_string(),
                 look.rounds_per_side.to_string(),
-                format!("{:.4}", look.alpha),
+                format::level(look.alpha),
                 look.tps_change_pct
                     .map_or("-".into(), |c| format::ratio_change(c, look.tps_ci_pct)),
                 look.tps_ci_pct.map_or("-".into(), format::half_width),
