@@ -146,7 +146,7 @@ fn three_segments_merge_into_one_run_and_odd_sets_are_refused() {
     assert!(merged["plan"]["segment"].is_null());
     let rounds = merged["rounds"].as_array().unwrap();
     assert_eq!(rounds.len(), 6);
-    let mut tps_by_side: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut tps_by_side: BTreeMap<String, Vec<(u64, f64)>> = BTreeMap::new();
     for (n, round) in rounds.iter().enumerate() {
         let parts: Vec<&Value> = segments.iter().map(|s| &s["rounds"][n]).collect();
         assert!(parts.iter().all(|p| p["position"] == round["position"]));
@@ -168,14 +168,20 @@ fn three_segments_merge_into_one_run_and_odd_sets_are_refused() {
         tps_by_side
             .entry(round["side"].as_str().unwrap().to_string())
             .or_default()
-            .push(tps);
+            .push((round["index"].as_u64().unwrap(), tps));
     }
-    // The TPS change by hand: the variant's mean over the baseline's, from the sums.
-    let mean = |side: &str| {
-        let values = &tps_by_side[side];
+    // The TPS change by hand, as the ABBA design is analysed: each block (rounds 2j and
+    // 2j + 1 of each side) gives the log of the ratio of its side means, from the sums.
+    let block_mean = |side: &str, block: u64| {
+        let values: Vec<f64> = tps_by_side[side]
+            .iter()
+            .filter(|(index, _)| index / 2 == block)
+            .map(|(_, tps)| *tps)
+            .collect();
         values.iter().sum::<f64>() / values.len() as f64
     };
-    let by_hand = 100.0 * (mean("variant") / mean("baseline") - 1.0);
+    let blocks = [0, 1].map(|b| (block_mean("variant", b) / block_mean("baseline", b)).ln());
+    let by_hand = 100.0 * (((blocks[0] + blocks[1]) / 2.0).exp() - 1.0);
     let comparison = merged["comparisons"]
         .as_array()
         .unwrap()
