@@ -97,8 +97,17 @@ pub(crate) fn analysis_options(
             twice.label()
         )));
     }
+    // A saved look's verdict level is checked like α; a new --alpha replaces both levels.
+    let verdict_alpha = match args.alpha {
+        Some(_) => None,
+        None => base
+            .verdict_alpha
+            .map(|level| super::ranges::check("--alpha", level))
+            .transpose()?,
+    };
     let mut options = AnalysisOptions {
         alpha,
+        verdict_alpha,
         max_tps_loss: args.max_tps_loss.or(base.max_tps_loss),
         max_error_rate: args
             .max_error_rate
@@ -377,6 +386,24 @@ mod tests {
             analysis_options(&flags(&["--max-latency-inflation", "5%"]).analysis, &saved).unwrap();
         assert!(relatency.max_latency_inflation.is_empty());
         assert_eq!(relatency.max_latency_inflation_all, Some(0.05));
+    }
+
+    #[test]
+    fn a_saved_looks_verdict_level_is_checked_and_a_new_alpha_replaces_it() {
+        let look = AnalysisOptions {
+            alpha: 0.0156,
+            verdict_alpha: Some(0.0195),
+            ..AnalysisOptions::default()
+        };
+        let kept = analysis_options(&flags(&[]).analysis, &look).unwrap();
+        assert_eq!(kept.verdict_level(), 0.0195);
+        let realpha = analysis_options(&flags(&["--alpha", "0.01"]).analysis, &look).unwrap();
+        assert_eq!((realpha.alpha, realpha.verdict_level()), (0.01, 0.01));
+        let tampered = AnalysisOptions {
+            verdict_alpha: Some(0.7),
+            ..look
+        };
+        assert!(analysis_options(&flags(&[]).analysis, &tampered).is_err());
     }
 
     #[test]
