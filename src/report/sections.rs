@@ -4,7 +4,6 @@
 
 use super::{ReportView, decision, format, judgement};
 use crate::results::ResultsFile;
-use crate::stats::blocked::Blocking;
 use crate::stats::compare::Family;
 use crate::stats::metric::Metric;
 
@@ -131,19 +130,20 @@ fn rounds_run(results: &ResultsFile) -> String {
 }
 
 /// How the sides are compared: Welch and Fieller on independent values, or block by
-/// block when the analysis follows the round order (`stats::blocked`).
+/// block when the analysis followed the round order (`stats::blocked`) — read from the
+/// comparisons themselves, so the paragraph says what was done.
 fn comparison_method(results: &ResultsFile, alpha: f64) -> String {
     let blocking = results
-        .analysis
-        .as_ref()
-        .map_or(Blocking::Rounds, |options| options.blocking);
+        .comparisons
+        .iter()
+        .find_map(|c| c.blocks.map(|b| b.blocking));
     let confidence = format::confidence(alpha);
-    if blocking == Blocking::Rounds || results.plan.schedule.instances > 1 {
+    let Some(blocking) = blocking else {
         return format!(
             "the sides are compared with Welch's t-test, the change with Fieller's \
              {confidence} % interval for the ratio of means"
         );
-    }
+    };
     format!(
         "the sides are compared as the order was designed, over {}: each gives the ratio of \
          its side means, the change is their geometric mean with a paired t {confidence} % \

@@ -1,5 +1,5 @@
 //! The analysis that follows the design. Rounds run in an order that is chosen to cancel
-//! the machine's drift: in ABBA order every block of four rounds (A B B A, then B A A B)
+//! the machine's drift: in ABBA order every block of four rounds (A B B A A B B A …)
 //! has the same centre of time on both sides, so a linear trend inside the block drops
 //! out of the ratio of the block's side means. Welch on rounds treats the rounds as
 //! independent and pays for the drift in its variance; comparing the sides block by block
