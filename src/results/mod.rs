@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::AnalysisOptions;
 use crate::answers::ResultCheck;
 use crate::host::HostFacts;
+use crate::host_load::{CpuTicks, OthersCpu};
 use crate::plan::Plan;
 use crate::profile::Side;
 use crate::server::facts::{ServerFacts, VariableDiff};
@@ -95,22 +96,34 @@ pub(crate) struct HostLoad {
     pub(crate) steal_pct: Option<f64>,
     /// Mean number of runnable threads on the machine (its run queue), when sampled.
     pub(crate) runnable: Option<f64>,
+    /// CPU used by processes other than abtest, its managed servers and the kernel's
+    /// threads, in % of all CPU time (every CPU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) other_cpu_pct: Option<f64>,
 }
 
 impl HostLoad {
-    /// The load since `ticks_at_start`, with the run-queue samples taken meanwhile.
+    /// The load since `start` (the machine's ticks, and the other processes' with
+    /// `ours` left out), with the run-queue samples taken meanwhile.
     pub(crate) fn over(
-        ticks_at_start: Option<crate::host_load::CpuTicks>,
+        start: Option<(CpuTicks, Option<OthersCpu>)>,
+        ours: &[u32],
         runnable: &[u32],
     ) -> Option<HostLoad> {
+        let (ticks_at_start, others_at_start) = start.unzip();
         let steal_pct = ticks_at_start
-            .zip(crate::host_load::CpuTicks::read())
+            .zip(CpuTicks::read())
             .and_then(|(start, end)| start.steal_pct_until(&end));
+        let other_cpu_pct = others_at_start
+            .flatten()
+            .zip(OthersCpu::read(ours))
+            .and_then(|(start, end)| start.pct_until(&end));
         let runnable = (!runnable.is_empty())
             .then(|| runnable.iter().map(|&r| f64::from(r)).sum::<f64>() / runnable.len() as f64);
         (steal_pct.is_some() || runnable.is_some()).then_some(HostLoad {
             steal_pct,
             runnable,
+            other_cpu_pct,
         })
     }
 }

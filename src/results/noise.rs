@@ -24,6 +24,10 @@ pub(crate) struct NoiseBudget {
     pub(crate) steal_pct: Option<f64>,
     /// Mean runnable threads on the machine during the measured periods.
     pub(crate) runnable: Option<f64>,
+    /// Mean CPU of the machine's other processes during the measured periods, in % of
+    /// all CPU time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) other_processes_cpu_pct: Option<f64>,
     /// Mean CPU of the idle side's managed server while the other side ran, in % of a core.
     pub(crate) idle_server_cpu_pct: Option<f64>,
     /// Mean client CPU per transaction, µs.
@@ -197,6 +201,12 @@ impl NoiseBudget {
                     .filter_map(|r| r.host_load?.runnable)
                     .collect(),
             ),
+            other_processes_cpu_pct: mean_of(
+                completed
+                    .iter()
+                    .filter_map(|r| r.host_load?.other_cpu_pct)
+                    .collect(),
+            ),
             idle_server_cpu_pct: mean_of(
                 completed
                     .iter()
@@ -238,6 +248,9 @@ impl NoiseBudget {
         });
         add(self.runnable, &|v| {
             format!("runnable threads on the machine: {v:.1} on average")
+        });
+        add(self.other_processes_cpu_pct, &|v| {
+            format!("other processes on the machine used {v:.1} % of its CPU time")
         });
         add(self.idle_server_cpu_pct, &|v| {
             format!("the idle side's server used {v:.1} % of a core while the other side ran")
@@ -328,6 +341,7 @@ mod tests {
             host_load: Some(HostLoad {
                 steal_pct: Some(2.0),
                 runnable: Some(3.0),
+                other_cpu_pct: Some(7.0),
             }),
             other_server_cpu_pct: idle,
             ..RoundRecord::example(side, 8, 0)
@@ -349,9 +363,10 @@ mod tests {
         // One round of four has a per-second CV of 14.1 %.
         assert!((budget.within_round_cv_pct.unwrap() - baseline_cv / 4.0).abs() < 1e-9);
         assert_eq!(budget.steal_pct, Some(2.0));
+        assert_eq!(budget.other_processes_cpu_pct, Some(7.0));
         assert_eq!(budget.idle_server_cpu_pct, Some(5.0));
         assert_eq!(budget.reconnects, 4);
-        assert_eq!(budget.lines().len(), 8);
+        assert_eq!(budget.lines().len(), 9);
     }
 
     #[test]

@@ -232,6 +232,9 @@ impl Backend for Servers<'_> {
         let rewarm = keep && side_pool.pool.without_session() == 0;
         let window = self.wait_for_window(slot);
         let target = &self.targets[self.server_of(slot.side)];
+        let ours: Vec<u32> = std::iter::once(std::process::id())
+            .chain(self.targets.iter().filter_map(|t| t.server.as_ref()?.pid()))
+            .collect();
         let spec = RoundSpec {
             slot,
             share,
@@ -252,6 +255,7 @@ impl Backend for Servers<'_> {
                 slot.threads
             ),
             progress,
+            ours: &ours,
         };
         let mut probe =
             ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));

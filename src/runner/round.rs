@@ -19,7 +19,7 @@ use super::worker::WorkerStats;
 use crate::cpu;
 use crate::db::ConnectSpec;
 use crate::histogram;
-use crate::host_load::{self, CpuTicks};
+use crate::host_load::{self, CpuTicks, OthersCpu};
 use crate::plan::ClientOptions;
 use crate::results::classes::ClassRound;
 use crate::results::{HostLoad, LatencyMs, OpenLoop, RoundRecord, RoundStatus};
@@ -66,6 +66,8 @@ pub(crate) struct RoundSpec<'a> {
     pub(crate) label: String,
     /// The live progress bar.
     pub(crate) progress: &'a Progress,
+    /// abtest's process and its managed servers', left out of the other processes' CPU.
+    pub(crate) ours: &'a [u32],
 }
 
 /// Runs one round on `pool`'s threads. `interrupt` stops it early (the round is then
@@ -184,7 +186,7 @@ fn coordinate(
         timing.started_at = Some(SystemTime::now());
         let own_cpu = || cpu::process_cpu(std::process::id());
         let cpu_at_start = own_cpu();
-        let ticks_at_start = CpuTicks::read();
+        let load_at_start = CpuTicks::read().map(|t| (t, OthersCpu::read(spec.ours)));
         let start = Instant::now();
         control.set_phase(MEASURE);
         let mut next_sample = start;
@@ -214,7 +216,7 @@ fn coordinate(
         timing.events_by_second.push(progress::totals(control)[0]);
         timing.measured = start.elapsed();
         timing.client_cpu = cpu::spent(cpu_at_start, own_cpu());
-        timing.host_load = HostLoad::over(ticks_at_start, &runnable);
+        timing.host_load = HostLoad::over(load_at_start, spec.ours, &runnable);
     }
     control.set_phase(STOP);
     timing.interrupted = stop_requested();
