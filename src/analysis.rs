@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::exit::UsageError;
 use crate::profile::Side;
-use crate::stats::blocked::Blocking;
+use crate::stats::blocked::{Adjust, Blocking};
 use crate::stats::compare::{self, Comparison, Sample, Unit, compare};
 use crate::stats::diagnostics::side_warnings;
 use crate::stats::fieller::fieller;
@@ -40,6 +40,10 @@ pub(crate) struct AnalysisOptions {
     /// without it were analysed by rounds and still are.
     #[serde(default)]
     pub(crate) blocking: Blocking,
+    /// Whether blocks are adjusted for the host's load, fixed with the plan; files saved
+    /// without it were not.
+    #[serde(default)]
+    pub(crate) adjust: Adjust,
     /// The one-sided level of the verdicts when it is not α: a look of a sequential run
     /// (`stats::sequential`) tests significance and verdicts at their own nominal levels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,6 +62,7 @@ impl Default for AnalysisOptions {
             percentiles: vec![95.0, 99.0],
             allow_result_diff: false,
             blocking: Blocking::Rounds,
+            adjust: Adjust::None,
             verdict_alpha: None,
         }
     }
@@ -202,7 +207,7 @@ pub(crate) fn analyze(samples: &[Sample], unit: Unit, options: &AnalysisOptions)
         Unit::Round => options.blocking,
         Unit::Instance => Blocking::Rounds,
     };
-    let mut comparisons = compare(samples, options.alpha, blocking);
+    let mut comparisons = compare(samples, options.alpha, blocking, options.adjust);
     let mut unjudged = Vec::new();
     for comparison in &mut comparisons {
         comparison.unit = unit;

@@ -20,6 +20,7 @@ fn options(max_tps_loss: Option<f64>) -> AnalysisOptions {
         percentiles: vec![95.0],
         allow_result_diff: false,
         blocking: Default::default(),
+        adjust: Default::default(),
         verdict_alpha: None,
     }
 }
@@ -42,6 +43,7 @@ fn experiment(rng: &mut SmallRng, n: u32, cv: f64, ratio: f64) -> Vec<Sample> {
                 index,
                 metric: Metric::Tps,
                 value: normal(rng, mean, cv * mean),
+                load: None,
             });
         }
     }
@@ -121,6 +123,7 @@ fn rounds(values: &[(f64, f64, f64, f64)]) -> Vec<Sample> {
                 index: index as u32,
                 metric,
                 value,
+                load: None,
             });
         }
     }

@@ -55,6 +55,7 @@ pub fn parse(input: impl std::io::Read, name: &str) -> anyhow::Result<Vec<Sample
                 index: round - 1,
                 metric,
                 value,
+                load: None,
             });
         }
     }

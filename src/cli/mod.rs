@@ -655,6 +655,12 @@ pub(crate) struct ScheduleArgs {
     #[arg(long, value_enum, default_value_t = RoundOrderValue::Abba, help_heading = "Schedule")]
     pub(crate) order: RoundOrderValue,
 
+    /// What the ABBA blocks are adjusted for: host-load (the CPU the machine's other
+    /// processes used in each round, when it varied by a point or more between blocks)
+    /// or none. Fixed with the plan, before any round runs.
+    #[arg(long, value_enum, default_value_t = AdjustValue::HostLoad, help_heading = "Schedule")]
+    pub(crate) adjust: AdjustValue,
+
     /// Order of the thread levels of a sweep.
     #[arg(long, value_enum, default_value_t = LevelOrderValue::Asc, help_heading = "Schedule")]
     pub(crate) level_order: LevelOrderValue,

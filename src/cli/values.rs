@@ -145,6 +145,24 @@ impl From<RoundOrderValue> for crate::schedule::RoundOrder {
     }
 }
 
+/// What block estimates are adjusted for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum AdjustValue {
+    /// The CPU the machine's other processes used in each round.
+    HostLoad,
+    /// Nothing: the blocks' log ratios as they are.
+    None,
+}
+
+impl From<AdjustValue> for crate::stats::blocked::Adjust {
+    fn from(value: AdjustValue) -> Self {
+        match value {
+            AdjustValue::HostLoad => crate::stats::blocked::Adjust::HostLoad,
+            AdjustValue::None => crate::stats::blocked::Adjust::None,
+        }
+    }
+}
+
 /// The order in which the thread levels of a sweep run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum LevelOrderValue {

@@ -4,6 +4,7 @@
 
 use super::{ReportView, decision, format, judgement};
 use crate::results::ResultsFile;
+use crate::stats::blocked::{BlockEstimate, LoadAdjustment};
 use crate::stats::compare::Family;
 use crate::stats::metric::Metric;
 
@@ -89,7 +90,7 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64, verdict_alpha: f64) -> S
          the confirmatory family (TPS and latency at every level) and, separately, among the explanatory \
          metrics (α = {}). Verdicts, where tolerances were given, are non-inferiority tests: \
          each reads the one-sided {} % bound of the change (a bound of the {} % two-sided \
-         interval), shown in the column \"verdict reads\"; the {} % interval is the estimate.",
+         interval), shown in the column \"verdict reads\"; the {} % interval is the estimate.{}",
         rounds_run(results),
         levels.join(", "),
         schedule.order.as_str().to_uppercase(),
@@ -113,6 +114,7 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64, verdict_alpha: f64) -> S
         format::confidence(verdict_alpha),
         format::confidence(2.0 * verdict_alpha),
         format::confidence(alpha),
+        load_adjustment(results, alpha),
     )
 }
 
@@ -149,8 +151,54 @@ fn comparison_method(results: &ResultsFile, alpha: f64) -> String {
          its side means, the change is their geometric mean with a paired t {confidence} % \
          interval over them (a run with fewer than two is compared with Welch and Fieller on \
          rounds)",
-        blocking.plural()
+        blocking.plural(),
     )
+}
+
+/// The TPS estimate adjusted for the host's load and the plain one beside it, when the
+/// analysis adjusted.
+fn adjusted_tps(results: &ResultsFile) -> Option<(BlockEstimate, LoadAdjustment, BlockEstimate)> {
+    results
+        .comparisons
+        .iter()
+        .filter(|c| c.metric == Metric::Tps)
+        .find_map(|c| {
+            let blocks = c.blocks?;
+            Some((blocks, blocks.adjustment?, blocks.unadjusted()?))
+        })
+}
+
+/// How the estimates were adjusted for the host's load, if they were, with TPS before
+/// and after: the last sentences of the method paragraph.
+fn load_adjustment(results: &ResultsFile, alpha: f64) -> String {
+    let Some((adjusted, adjustment, plain)) = adjusted_tps(results) else {
+        return String::new();
+    };
+    format!(
+        " Other processes on the machine varied in the CPU they used (--adjust host-load), \
+         so each block's ratio is regressed on how much more of it they used during the \
+         variant's rounds than during the baseline's, and every change is read at equal \
+         load, on B − 2 degrees of freedom. For TPS, each point of the machine's CPU moved \
+         it by {:+.2} %, the load explains {:.0} % of the blocks' variance, and the variant's \
+         rounds met {:+.1} points more of it on average: TPS {} at equal load, where the \
+         blocks' plain mean says {}.",
+        100.0 * adjustment.slope,
+        100.0 * adjustment.explained,
+        adjustment.mean_load_difference,
+        format::change(adjusted.change_pct(), Some(adjusted.percent_bounds(alpha))),
+        format::change(plain.change_pct(), Some(plain.percent_bounds(alpha))),
+    )
+}
+
+/// One line for the terminal when the estimates were adjusted for the host's load.
+pub(crate) fn adjustment_note(results: &ResultsFile, alpha: f64) -> Option<String> {
+    let (_, adjustment, plain) = adjusted_tps(results)?;
+    Some(format!(
+        "adjusted for the host's load: other processes' CPU explains {:.0} % of the blocks' \
+         TPS variance; unadjusted TPS {} (--adjust none turns this off)",
+        100.0 * adjustment.explained,
+        format::change(plain.change_pct(), Some(plain.percent_bounds(alpha))),
+    ))
 }
 
 /// What gives the values the sides are compared on: each round, or each of `instances`

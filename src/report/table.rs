@@ -49,6 +49,12 @@ pub(crate) fn render_styled(view: &ReportView<'_>, color: bool) -> String {
         out.push_str(&format!("sweep summary\n{}\n", sweep_table(view, color)));
     }
     out.push_str(&format!("{}\n", view.headline()));
+    if let Some(note) = view
+        .results
+        .and_then(|r| sections::adjustment_note(r, view.alpha))
+    {
+        out.push_str(&format!("{note}\n"));
+    }
     if let Some(results) = view.results.filter(|r| !r.looks.is_empty()) {
         let mut looks = new_table(sections::looks_header().to_vec(), color);
         for row in sections::looks_rows(results) {

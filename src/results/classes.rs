@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::{LatencyMs, RoundRecord, RoundStatus};
 use crate::histogram;
 use crate::profile::Side;
-use crate::stats::blocked::Blocking;
+use crate::stats::blocked::{Adjust, Blocking};
 use crate::stats::compare::compare;
 use crate::stats::metric::Metric;
 
@@ -91,7 +91,7 @@ pub(crate) fn compare_classes(rounds: &[RoundRecord], alpha: f64) -> Vec<ClassCo
         (found.calls > 0).then_some(found.latency_ms.mean)
     });
     // Explanatory, and compared on rounds whatever the order: a class table ranks.
-    let mut out: Vec<ClassComparison> = compare(&samples, alpha, Blocking::Rounds)
+    let mut out: Vec<ClassComparison> = compare(&samples, alpha, Blocking::Rounds, Adjust::None)
         .into_iter()
         .filter_map(|c| {
             let Metric::Other(class) = &c.metric else {

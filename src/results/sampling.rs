@@ -135,6 +135,7 @@ pub(crate) fn samples_by(
             index: instance,
             metric,
             value: values.iter().sum::<f64>() / values.len() as f64,
+            load: None,
         })
         .collect()
 }
@@ -165,6 +166,7 @@ fn round_samples(
                     index: round.index,
                     metric: metric.clone(),
                     value,
+                    load: round.host_load.and_then(|h| h.other_cpu_pct),
                 });
             }
         }

@@ -12,6 +12,17 @@
 //! paired t interval over B blocks, on the log scale so that it is a ratio like
 //! Fieller's. A run with fewer than two blocks with both sides has no block interval and
 //! is analysed by rounds, a rule fixed by the count alone.
+//!
+//! On a shared host most of what is left is the neighbours: a block in which the
+//! variant's rounds met busier neighbours than the baseline's comes out slower. Every
+//! round records the CPU the machine's other processes used (`host_load::OthersCpu`), so
+//! with `--adjust host-load` each block also gives c_b, the variant rounds' mean of that
+//! CPU less the baseline rounds', and the estimate is the intercept of the least-squares
+//! line d_b = δ + β·c_b: the change at equal load (CUPED-style regression adjustment,
+//! t on B − 2 degrees of freedom). It needs four blocks and some variation in c_b, and
+//! is only honest when the side under test does not move the neighbours' CPU, which the
+//! covariate's definition (abtest, its servers and the kernel's threads left out) and
+//! the positive control in `bench/host_load` check.
 
 use serde::{Deserialize, Serialize};
 
@@ -52,58 +63,156 @@ impl Blocking {
     }
 }
 
+/// Whether blocks are adjusted for the host's load. Fixed with the plan, before any data
+/// are seen; files saved without it were not adjusted and are read that way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Adjust {
+    /// The blocks' log ratios as they are.
+    #[default]
+    None,
+    /// Regressed on the other processes' CPU, when it varied (`MIN_LOAD_SPREAD`).
+    HostLoad,
+}
+
 /// The change estimated block by block: the mean and standard error of the blocks' log
-/// ratios.
+/// ratios, or the intercept and its standard error when adjusted for the host's load.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub(crate) struct BlockEstimate {
     /// The unit the blocks are.
     pub(crate) blocking: Blocking,
     /// Blocks with rounds of both sides.
     pub(crate) blocks: usize,
-    /// Mean of ln(ȳ_b / x̄_b).
+    /// Mean of ln(ȳ_b / x̄_b) (the intercept δ when adjusted).
     pub(crate) mean_log: f64,
-    /// Its standard error, s_d / √B.
+    /// Its standard error, s_d / √B (the intercept's when adjusted).
     pub(crate) se_log: f64,
+    /// The adjustment for the other processes' CPU, when the analysis made one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) adjustment: Option<LoadAdjustment>,
+}
+
+/// What adjusting for the host's load did to a block estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct LoadAdjustment {
+    /// Change of a block's log ratio per point (% of the machine's CPU) the other
+    /// processes used more during its variant rounds than during its baseline rounds.
+    pub(crate) slope: f64,
+    /// The blocks' mean difference in the other processes' CPU, points: near zero
+    /// unless the side under test moves its neighbours.
+    pub(crate) mean_load_difference: f64,
+    /// The share of the blocks' variance the load explains (R²).
+    pub(crate) explained: f64,
+    /// The unadjusted estimate: mean and standard error of the log ratios.
+    pub(crate) unadjusted: [f64; 2],
+}
+
+/// Fewest blocks an adjusted estimate is made from (two degrees of freedom).
+const MIN_ADJUSTED_BLOCKS: usize = 4;
+
+/// The least standard deviation of the blocks' load differences, in points of the
+/// machine's CPU, that an adjustment is made for. On a quiet host the other processes
+/// use a fraction of a point and the regression would only cost a degree of freedom.
+/// The rule reads the load alone, never the results: under no change, choosing the
+/// model by the covariate leaves the t test conditional on it exact.
+const MIN_LOAD_SPREAD: f64 = 1.0;
+
+/// Each block's value: the ratio's log and, if every round has it, the load difference.
+struct BlockValue {
+    log_ratio: f64,
+    load_difference: Option<f64>,
 }
 
 impl BlockEstimate {
     /// The estimate from each side's (round index, value) pairs, or `None` when fewer
     /// than two blocks have rounds of both sides, a block's mean is not positive, or the
-    /// block ratios do not vary at all (no interval is honest then).
+    /// block ratios do not vary at all (no interval is honest then). With `load`, each
+    /// side's (round index, other processes' CPU %), it is adjusted for the host's load
+    /// when every block has it, four blocks do and the load differences vary by at least
+    /// `MIN_LOAD_SPREAD`.
     pub(crate) fn of(
         x: &[(u32, f64)],
         y: &[(u32, f64)],
         blocking: Blocking,
+        load: Option<[&[(u32, f64)]; 2]>,
     ) -> Option<BlockEstimate> {
-        let size = blocking.rounds_per_block()?;
-        let last = x.iter().chain(y).map(|(index, _)| index / size).max()?;
-        let block_mean = |side: &[(u32, f64)], block: u32| {
-            let values: Vec<f64> = side
-                .iter()
-                .filter(|(index, _)| index / size == block)
-                .map(|(_, v)| *v)
-                .collect();
-            (!values.is_empty()).then(|| mean(&values))
-        };
-        let logs: Vec<f64> = (0..=last)
-            .filter_map(|block| Some((block_mean(x, block)?, block_mean(y, block)?)))
-            .map(|(a, b)| (b / a).ln())
-            .collect();
+        let values = block_values(x, y, blocking, load)?;
+        let logs: Vec<f64> = values.iter().map(|b| b.log_ratio).collect();
         if logs.len() < 2 || logs.iter().any(|d| !d.is_finite()) {
             return None;
         }
         let se_log = (variance(&logs) / logs.len() as f64).sqrt();
-        (se_log > 0.0).then(|| BlockEstimate {
+        let plain = (se_log > 0.0).then(|| BlockEstimate {
             blocking,
             blocks: logs.len(),
             mean_log: mean(&logs),
             se_log,
+            adjustment: None,
+        })?;
+        let loads: Option<Vec<f64>> = values.iter().map(|b| b.load_difference).collect();
+        Some(
+            loads
+                .and_then(|loads| plain.adjusted(&logs, &loads))
+                .unwrap_or(plain),
+        )
+    }
+
+    /// This estimate adjusted for the blocks' load differences `loads`: the intercept of
+    /// the least-squares line of `logs` on them, or `None` when there are too few blocks
+    /// or nothing to regress on.
+    fn adjusted(&self, logs: &[f64], loads: &[f64]) -> Option<BlockEstimate> {
+        let n = logs.len();
+        if n < MIN_ADJUSTED_BLOCKS || loads.iter().any(|c| !c.is_finite()) {
+            return None;
+        }
+        let (mean_load, mean_log) = (mean(loads), mean(logs));
+        let sxx: f64 = loads.iter().map(|c| (c - mean_load).powi(2)).sum();
+        if sxx <= 0.0 || (sxx / (n - 1) as f64).sqrt() < MIN_LOAD_SPREAD {
+            return None;
+        }
+        let sxy: f64 = loads
+            .iter()
+            .zip(logs)
+            .map(|(c, d)| (c - mean_load) * (d - mean_log))
+            .sum();
+        let slope = sxy / sxx;
+        let intercept = mean_log - slope * mean_load;
+        let residual: f64 = loads
+            .iter()
+            .zip(logs)
+            .map(|(c, d)| (d - intercept - slope * c).powi(2))
+            .sum();
+        let total = variance(logs) * (n - 1) as f64;
+        let s2 = residual / (n - 2) as f64;
+        let se_log = (s2 * (1.0 / n as f64 + mean_load * mean_load / sxx)).sqrt();
+        (se_log > 0.0).then_some(BlockEstimate {
+            mean_log: intercept,
+            se_log,
+            adjustment: Some(LoadAdjustment {
+                slope,
+                mean_load_difference: mean_load,
+                explained: 1.0 - residual / total,
+                unadjusted: [self.mean_log, self.se_log],
+            }),
+            ..*self
         })
     }
 
-    /// Degrees of freedom, B − 1.
+    /// The estimate before its adjustment for the host's load, if it was adjusted.
+    pub(crate) fn unadjusted(&self) -> Option<BlockEstimate> {
+        let [mean_log, se_log] = self.adjustment?.unadjusted;
+        Some(BlockEstimate {
+            mean_log,
+            se_log,
+            adjustment: None,
+            ..*self
+        })
+    }
+
+    /// Degrees of freedom: B − 1, or B − 2 when adjusted.
     pub(crate) fn df(&self) -> f64 {
-        self.blocks as f64 - 1.0
+        let estimated = if self.adjustment.is_some() { 2.0 } else { 1.0 };
+        self.blocks as f64 - estimated
     }
 
     /// The change in %, 100(exp(d̄) − 1).
@@ -128,6 +237,49 @@ impl BlockEstimate {
     }
 }
 
+/// The blocks that have rounds of both sides, in order, with their load differences when
+/// `load` is given. `None` for independent rounds.
+fn block_values(
+    x: &[(u32, f64)],
+    y: &[(u32, f64)],
+    blocking: Blocking,
+    load: Option<[&[(u32, f64)]; 2]>,
+) -> Option<Vec<BlockValue>> {
+    let size = blocking.rounds_per_block()?;
+    let last = x.iter().chain(y).map(|(index, _)| index / size).max()?;
+    let block_mean = |side: &[(u32, f64)], block: u32| {
+        let values: Vec<f64> = side
+            .iter()
+            .filter(|(index, _)| index / size == block)
+            .map(|(_, v)| *v)
+            .collect();
+        (!values.is_empty()).then(|| mean(&values))
+    };
+    let rounds_in = |side: &[(u32, f64)], block: u32| {
+        side.iter()
+            .filter(|(index, _)| index / size == block)
+            .count()
+    };
+    let load_difference = |block: u32| {
+        let [lx, ly] = load?;
+        // The load must be known for every round the block's means are made of.
+        let complete = rounds_in(lx, block) == rounds_in(x, block)
+            && rounds_in(ly, block) == rounds_in(y, block);
+        complete.then_some(block_mean(ly, block)? - block_mean(lx, block)?)
+    };
+    Some(
+        (0..=last)
+            .filter_map(|block| {
+                let (a, b) = (block_mean(x, block)?, block_mean(y, block)?);
+                Some(BlockValue {
+                    log_ratio: (b / a).ln(),
+                    load_difference: load_difference(block),
+                })
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,7 +297,7 @@ mod tests {
         // Blocks: x (100, 102) (104, 106), y (110, 112) (114, 118).
         let x = indexed(&[100.0, 102.0, 104.0, 106.0]);
         let y = indexed(&[110.0, 112.0, 114.0, 118.0]);
-        let e = BlockEstimate::of(&x, &y, Blocking::Blocks).unwrap();
+        let e = BlockEstimate::of(&x, &y, Blocking::Blocks, None).unwrap();
         assert_eq!(e.blocks, 2);
         let d = [(111.0f64 / 101.0).ln(), (116.0f64 / 105.0).ln()];
         assert!((e.mean_log - (d[0] + d[1]) / 2.0).abs() < 1e-15);
@@ -159,11 +311,11 @@ mod tests {
     fn pairs_are_rounds_and_a_missing_round_leaves_its_block_out() {
         let x = vec![(0, 100.0), (1, 100.0), (2, 100.0)];
         let y = vec![(0, 105.0), (2, 110.0)];
-        let e = BlockEstimate::of(&x, &y, Blocking::Pairs).unwrap();
+        let e = BlockEstimate::of(&x, &y, Blocking::Pairs, None).unwrap();
         assert_eq!(e.blocks, 2);
-        assert!(BlockEstimate::of(&x, &y, Blocking::Rounds).is_none());
+        assert!(BlockEstimate::of(&x, &y, Blocking::Rounds, None).is_none());
         // One ABBA block only: no interval.
-        assert!(BlockEstimate::of(&x[..2], &y[..1], Blocking::Blocks).is_none());
+        assert!(BlockEstimate::of(&x[..2], &y[..1], Blocking::Blocks, None).is_none());
     }
 
     #[test]
@@ -181,7 +333,7 @@ mod tests {
                 y.push((y.len() as u32, 1.05 * level));
             }
         }
-        let e = BlockEstimate::of(&x, &y, Blocking::Blocks).unwrap();
+        let e = BlockEstimate::of(&x, &y, Blocking::Blocks, None).unwrap();
         let [lo, hi] = e.percent_bounds(0.05);
         assert!(lo > 4.5 && hi < 5.5, "[{lo}, {hi}]");
         let rounds = |side: &[(u32, f64)]| {
@@ -193,5 +345,114 @@ mod tests {
             whi - wlo > 4.0 * (hi - lo),
             "[{wlo}, {whi}] against [{lo}, {hi}]"
         );
+    }
+
+    /// A seeded simulation of ABBA blocks on a shared host: each round meets a load L
+    /// (points of the machine's CPU) drawn per round, and its TPS is
+    /// exp(slope·L + noise). Returns (A/A significant, GO at exactly the tolerance,
+    /// mean half-width in %, share adjusted) over `runs` runs of `blocks` blocks.
+    fn simulate(runs: u32, blocks: u32, load_sd: f64, slope: f64, adjust: bool) -> [f64; 4] {
+        use rand::{Rng, SeedableRng, rngs::SmallRng};
+        let mut rng = SmallRng::seed_from_u64(20_261_202);
+        let mut normal = |sd: f64| {
+            let (u1, u2): (f64, f64) = (rng.random_range(f64::EPSILON..1.0), rng.random());
+            sd * (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+        };
+        let (mut significant, mut go, mut width, mut adjusted) = (0, 0, 0.0, 0);
+        for _ in 0..runs {
+            let mut rounds = |ratio: f64| {
+                let (mut x, mut y, mut lx, mut ly) = (vec![], vec![], vec![], vec![]);
+                for index in 0..2 * blocks {
+                    for (values, loads, mean) in
+                        [(&mut x, &mut lx, 1000.0), (&mut y, &mut ly, 1000.0 * ratio)]
+                    {
+                        let load = (20.0 + normal(load_sd)).max(0.0);
+                        values.push((index, mean * (slope * load + normal(0.05)).exp()));
+                        loads.push((index, load));
+                    }
+                }
+                let loads = [lx.as_slice(), ly.as_slice()];
+                BlockEstimate::of(&x, &y, Blocking::Blocks, adjust.then_some(loads)).unwrap()
+            };
+            let aa = rounds(1.0);
+            significant += usize::from(aa.p() < 0.05);
+            let [lo, hi] = aa.percent_bounds(0.05);
+            width += (hi - lo) / 2.0;
+            adjusted += usize::from(aa.adjustment.is_some());
+            // A loss of exactly the 5 % tolerance: GO when the 90 % interval's lower
+            // bound clears it.
+            let at_tolerance = rounds(0.95);
+            go += usize::from(at_tolerance.bounds(0.10)[0] > 0.95);
+        }
+        let share = |count: usize| count as f64 / f64::from(runs);
+        [
+            share(significant),
+            share(go),
+            width / f64::from(runs),
+            share(adjusted),
+        ]
+    }
+
+    #[test]
+    fn adjusting_for_the_host_load_keeps_alpha_and_narrows_under_a_busy_neighbour() {
+        // α + 3 Monte Carlo standard errors at 10 000 runs.
+        let bound = 0.05 + 3.0 * (0.05f64 * 0.95 / 10_000.0).sqrt();
+        for (load_sd, slope, what) in [
+            (8.0, -0.015, "a neighbour that slows the rounds"),
+            (8.0, 0.0, "a neighbour that does not matter"),
+        ] {
+            let [aa, go, width, share] = simulate(10_000, 6, load_sd, slope, true);
+            let [plain_aa, plain_go, plain_width, _] = simulate(10_000, 6, load_sd, slope, false);
+            println!(
+                "{what}: adjusted A/A {:.2} %, GO at tolerance {:.2} %, ±{width:.2} % ({:.0} % adjusted); \
+                 plain {:.2} %, {:.2} %, ±{plain_width:.2} %",
+                100.0 * aa,
+                100.0 * go,
+                100.0 * share,
+                100.0 * plain_aa,
+                100.0 * plain_go
+            );
+            assert!(aa <= bound && go <= bound, "{what}: {aa} {go}");
+            assert!(
+                share > 0.99,
+                "{what}: the load varied, so blocks are adjusted"
+            );
+            if slope != 0.0 {
+                assert!(
+                    width < 0.75 * plain_width,
+                    "{what}: ±{width} against ±{plain_width}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_quiet_host_is_not_adjusted() {
+        // The other processes' CPU varies by a fraction of a point: below the spread the
+        // adjustment needs, so the estimate is the plain one.
+        let [aa, _, width, share] = simulate(2_000, 6, 0.3, -0.015, true);
+        let [plain_aa, _, plain_width, _] = simulate(2_000, 6, 0.3, -0.015, false);
+        assert_eq!(share, 0.0);
+        assert_eq!((aa, width), (plain_aa, plain_width));
+    }
+
+    #[test]
+    fn too_few_blocks_or_a_missing_load_leave_the_estimate_plain() {
+        let x = indexed(&[100.0, 101.0, 99.0, 100.0, 102.0, 98.0]);
+        let y = indexed(&[95.0, 96.0, 97.0, 94.0, 96.0, 95.0]);
+        let lx = indexed(&[10.0, 30.0, 5.0, 20.0, 40.0, 0.0]);
+        let ly = indexed(&[20.0, 0.0, 30.0, 10.0, 15.0, 35.0]);
+        // Three blocks.
+        let e = BlockEstimate::of(&x, &y, Blocking::Blocks, Some([&lx, &ly])).unwrap();
+        assert!(e.adjustment.is_none() && e.df() == 2.0);
+        // Four blocks as pairs, but one round's load missing: its block has no load
+        // difference, so nothing is adjusted.
+        let e = BlockEstimate::of(&x, &y, Blocking::Pairs, Some([&lx[1..], &ly])).unwrap();
+        assert!(e.adjustment.is_none());
+        let e = BlockEstimate::of(&x, &y, Blocking::Pairs, Some([&lx, &ly])).unwrap();
+        let adjustment = e.adjustment.expect("six pairs with loads that vary");
+        assert_eq!(e.df(), 4.0);
+        assert_eq!(e.unadjusted().unwrap().df(), 5.0);
+        assert!(adjustment.explained >= 0.0 && adjustment.explained <= 1.0);
     }
 }

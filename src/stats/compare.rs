@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::blocked::{BlockEstimate, Blocking};
+use super::blocked::{Adjust, BlockEstimate, Blocking};
 use super::fieller::fieller;
 use super::holm::holm;
 use super::metric::Metric;
@@ -33,6 +33,9 @@ pub struct Sample {
     pub(crate) metric: Metric,
     /// The value.
     pub(crate) value: f64,
+    /// The CPU the machine's other processes used during the round, in % of all CPU
+    /// time, when recorded: what a block estimate is adjusted for.
+    pub(crate) load: Option<f64>,
 }
 
 /// What one value of a side stands for: a round, or the mean of the rounds a server
@@ -163,8 +166,14 @@ impl Family {
 /// round: it would only repeat tps.
 ///
 /// With a `blocking` other than rounds, every ratio metric with at least two blocks is
-/// estimated block by block (`stats::blocked`); a rate is always compared on rounds.
-pub(crate) fn compare(samples: &[Sample], alpha: f64, blocking: Blocking) -> Vec<Comparison> {
+/// estimated block by block (`stats::blocked`), adjusted for the host's load as `adjust`
+/// says; a rate is always compared on rounds.
+pub(crate) fn compare(
+    samples: &[Sample],
+    alpha: f64,
+    blocking: Blocking,
+    adjust: Adjust,
+) -> Vec<Comparison> {
     let mut keys: Vec<(u32, &Metric)> = Vec::new();
     for sample in samples {
         let key = (sample.threads, &sample.metric);
@@ -176,7 +185,9 @@ pub(crate) fn compare(samples: &[Sample], alpha: f64, blocking: Blocking) -> Vec
     keys.sort_by_key(|(_, metric)| Family::of(metric) == Family::Explanatory);
     let mut comparisons: Vec<Comparison> = keys
         .into_iter()
-        .filter_map(|(threads, metric)| compare_one(samples, threads, metric, alpha, blocking))
+        .filter_map(|(threads, metric)| {
+            compare_one(samples, threads, metric, alpha, (blocking, adjust))
+        })
         .collect();
     for family in [Family::Confirmatory, Family::Explanatory] {
         let members: Vec<&mut Comparison> = comparisons
@@ -215,12 +226,29 @@ pub(crate) fn side_values(
     threads: u32,
     metric: &Metric,
 ) -> Vec<(u32, f64)> {
+    indexed(samples, side, threads, metric, |s| Some(s.value))
+}
+
+/// The (round index, other processes' CPU) pairs of the same rounds as [`side_values`],
+/// for those that recorded it.
+fn side_loads(samples: &[Sample], side: Side, threads: u32, metric: &Metric) -> Vec<(u32, f64)> {
+    indexed(samples, side, threads, metric, |s| s.load)
+}
+
+/// What `of` gives of one side's samples of `metric` with a finite value, by round index.
+fn indexed(
+    samples: &[Sample],
+    side: Side,
+    threads: u32,
+    metric: &Metric,
+    of: impl Fn(&Sample) -> Option<f64>,
+) -> Vec<(u32, f64)> {
     let mut values: Vec<(u32, f64)> = samples
         .iter()
         .filter(|s| {
             s.side == side && s.threads == threads && s.metric == *metric && s.value.is_finite()
         })
-        .map(|s| (s.index, s.value))
+        .filter_map(|s| Some((s.index, of(s)?)))
         .collect();
     values.sort_by_key(|(index, _)| *index);
     values
@@ -231,7 +259,7 @@ fn compare_one(
     threads: u32,
     metric: &Metric,
     alpha: f64,
-    blocking: Blocking,
+    (blocking, adjust): (Blocking, Adjust),
 ) -> Option<Comparison> {
     let x = side_values(samples, Side::Baseline, threads, metric);
     let y = side_values(samples, Side::Variant, threads, metric);
@@ -261,7 +289,12 @@ fn compare_one(
         fieller_g: ratio.g,
         ..unjudged(threads, metric, bx, by, test)
     };
-    Some(match BlockEstimate::of(&x, &y, blocking) {
+    let loads = (adjust == Adjust::HostLoad)
+        .then(|| Side::BOTH.map(|side| side_loads(samples, side, threads, metric)));
+    let loads = loads
+        .as_ref()
+        .map(|[lx, ly]| [lx.as_slice(), ly.as_slice()]);
+    Some(match BlockEstimate::of(&x, &y, blocking, loads) {
         Some(blocks) => Comparison {
             change_pct: blocks.change_pct(),
             ci_pct: Some(blocks.percent_bounds(alpha)),

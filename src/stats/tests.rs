@@ -15,6 +15,23 @@ struct Reference {
     holm: Vec<HolmCase>,
     nested: Vec<NestedCase>,
     power: PowerReference,
+    adjusted: Vec<AdjustedCase>,
+}
+
+/// ABBA blocks (two rounds per side each) with each round's load, and statsmodels OLS of
+/// the blocks' log ratios on their load differences.
+#[derive(Deserialize)]
+struct AdjustedCase {
+    x: Vec<f64>,
+    y: Vec<f64>,
+    load_x: Vec<f64>,
+    load_y: Vec<f64>,
+    intercept: f64,
+    se: f64,
+    p: f64,
+    ci: [f64; 2],
+    slope: f64,
+    r2: f64,
 }
 
 /// scipy.stats.nct tail probabilities and the rounds per side its power plans.
@@ -81,6 +98,33 @@ fn assert_close(name: &str, what: &str, actual: f64, expected: f64) {
         relative < 1e-6 || (actual - expected).abs() < 1e-300,
         "{name}: {what} = {actual}, reference {expected} (relative error {relative:e})"
     );
+}
+
+#[test]
+fn blocks_adjusted_for_the_host_load_match_statsmodels_ols() {
+    use super::blocked::{BlockEstimate, Blocking};
+    let indexed = |values: &[f64]| -> Vec<(u32, f64)> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as u32, *v))
+            .collect()
+    };
+    for (i, case) in reference().adjusted.iter().enumerate() {
+        let name = format!("adjusted case {i}");
+        let [x, y, lx, ly] = [&case.x, &case.y, &case.load_x, &case.load_y].map(|v| indexed(v));
+        let e = BlockEstimate::of(&x, &y, Blocking::Blocks, Some([&lx, &ly])).unwrap();
+        let adjustment = e.adjustment.expect("four blocks or more are adjusted");
+        assert_eq!(e.blocks, case.x.len() / 2, "{name}");
+        assert_close(&name, "intercept", e.mean_log, case.intercept);
+        assert_close(&name, "se", e.se_log, case.se);
+        assert_close(&name, "p", e.p(), case.p);
+        assert_close(&name, "slope", adjustment.slope, case.slope);
+        assert_close(&name, "R²", adjustment.explained, case.r2);
+        let [lo, hi] = e.bounds(0.05).map(f64::ln);
+        assert_close(&name, "ci low", lo, case.ci[0]);
+        assert_close(&name, "ci high", hi, case.ci[1]);
+    }
 }
 
 #[test]
@@ -292,6 +336,7 @@ fn a_baseline_of_zero_gives_no_percent_change() {
         index,
         metric,
         value,
+        load: None,
     };
     let mut samples = Vec::new();
     for index in 0..3 {
@@ -315,7 +360,12 @@ fn a_baseline_of_zero_gives_no_percent_change() {
             f64::from(index),
         ));
     }
-    let comparisons = compare(&samples, 0.05, crate::stats::blocked::Blocking::Rounds);
+    let comparisons = compare(
+        &samples,
+        0.05,
+        crate::stats::blocked::Blocking::Rounds,
+        crate::stats::blocked::Adjust::None,
+    );
     assert_eq!(comparisons.len(), 1, "{comparisons:?}");
     assert!(comparisons[0].change_pct.is_finite());
 }

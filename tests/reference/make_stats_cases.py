@@ -15,7 +15,10 @@ Every number abtest reports is checked against these, to a relative error of 1e-
   * variance components of rounds nested in server instances (one-way random effects):
     statsmodels MixedLM fitted by REML (cov_re between instances, scale within);
   * the power of the t-test (scipy.stats.nct) and the rounds per side it plans: the
-    verdict one-sided at alpha, significance two-sided, Welch's smallest df, n - 1.
+    verdict one-sided at alpha, significance two-sided, Welch's smallest df, n - 1;
+  * ABBA blocks adjusted for the host's load: each block's log ratio of side means
+    regressed on its difference in load by statsmodels OLS; the intercept, its standard
+    error, p-value and confidence interval.
 """
 
 import json
@@ -23,6 +26,7 @@ import math
 import os
 
 import numpy as np
+import statsmodels.api as sm
 from scipy import optimize, stats
 from statsmodels.stats.multitest import multipletests
 
@@ -128,6 +132,26 @@ def power_cases():
     return {"sf": sf, "plans": plans}
 
 
+def adjusted_cases(rng):
+    """Rounds of ABBA blocks (two per side per block) with a load that slows them."""
+    out = []
+    for blocks in [4, 5, 8, 12, 30]:
+        for slope in [0.0, -0.01]:
+            n = 2 * blocks
+            lx, ly = rng.uniform(0, 40, n), rng.uniform(0, 40, n)
+            x = 1000 * np.exp(slope * lx + rng.normal(0, 0.03, n))
+            y = 950 * np.exp(slope * ly + rng.normal(0, 0.03, n))
+            x, y, lx, ly = (np.round(v, 4) for v in (x, y, lx, ly))
+            d = np.log(y.reshape(-1, 2).mean(1) / x.reshape(-1, 2).mean(1))
+            c = ly.reshape(-1, 2).mean(1) - lx.reshape(-1, 2).mean(1)
+            fit = sm.OLS(d, sm.add_constant(c)).fit()
+            out.append({"x": x.tolist(), "y": y.tolist(), "load_x": lx.tolist(), "load_y": ly.tolist(),
+                        "intercept": float(fit.params[0]), "se": float(fit.bse[0]),
+                        "p": float(fit.pvalues[0]), "ci": fit.conf_int(ALPHA)[0].tolist(),
+                        "slope": float(fit.params[1]), "r2": float(fit.rsquared)})
+    return out
+
+
 def main():
     rng = np.random.default_rng(20261130)
     cases = [
@@ -157,7 +181,8 @@ def main():
     with open(out, "w") as f:
         json.dump({"generator": "tests/reference/make_stats_cases.py", "scipy": __import__("scipy").__version__,
                    "cases": cases, "holm": holm_cases, "nested": nested_cases,
-                   "power": power_cases()}, f, indent=1)
+                   "power": power_cases(), "adjusted": adjusted_cases(np.random.default_rng(20261202))},
+                  f, indent=1)
         f.write("\n")
     print(f"wrote {len(cases)} cases and {len(holm_cases)} Holm cases to {out}")
 
