@@ -280,6 +280,11 @@ fn check_skew(files: &[SegmentFile], rounds: &[&RoundRecord]) -> Result<(), Stri
 /// every rate and latency computed again from the sums.
 fn merge_round(rounds: &[&RoundRecord]) -> Result<RoundRecord, String> {
     let mut merged = rounds[0].clone();
+    // The other processes' CPU is one host's: the first segment's says nothing of the
+    // others', so a merged run is never adjusted for it.
+    if let Some(load) = merged.host_load.as_mut() {
+        load.other_cpu_pct = None;
+    }
     let mut latencies = histogram::merged(3);
     for round in rounds {
         let part = histogram::decode(&round.histogram).ok_or_else(|| {
