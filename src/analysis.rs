@@ -148,6 +148,14 @@ impl AnalysisOptions {
         }
         let percentiles: Vec<String> = self.percentiles.iter().map(|p| trim_float(*p)).collect();
         parts.push(format!("percentiles {}", percentiles.join(", ")));
+        parts.push(match (self.blocking, self.adjust) {
+            (Blocking::Rounds, _) => "compared on rounds (Welch, Fieller)".into(),
+            (blocking, Adjust::HostLoad) => format!(
+                "compared over {}, adjusted for the host's load when it varies",
+                blocking.plural()
+            ),
+            (blocking, Adjust::None) => format!("compared over {}", blocking.plural()),
+        });
         parts.join("; ")
     }
 

@@ -3,14 +3,18 @@
 //! every other process. On a shared host these explain much of the round-to-round
 //! noise, so every round records them.
 //!
-//! The other processes' CPU is the machine's user and system time less abtest's, its
-//! managed servers' and the kernel's own threads'. Taking it from the machine's total
-//! counts a process that started and ended inside the round (a build's compilers) once,
-//! and a long-lived child reaped in the middle of a round is not charged to that round
-//! (summing processes with their reaped children would do both wrong). The kernel's
-//! threads are left out because they work for our traffic too (a plugin's log written
-//! back to disk, say): a measure of the neighbours that moved with the side under test
-//! could not be used to adjust for them.
+//! The other processes' CPU is summed process by process, leaving out abtest, its
+//! managed servers and the kernel's own threads, from /proc/PID/stat at both ends of the
+//! measured period. A process that ended in between is found through the parent that
+//! reaped it: the parent's children's time grows by the child's whole life, of which the
+//! part before the period (read at the start) is taken off; a process that started and
+//! ended in between (a build's compilers) counts whole. The machine's totals would not do:
+//! with tick accounting the interrupts a process took are in its system time and in the
+//! machine's interrupt column, with interrupt-time accounting only in the latter, and our
+//! own traffic's interrupts would then look like neighbours. The kernel's threads are
+//! left out for the same reason: they work for our traffic too (a plugin's log written
+//! back to disk, say), and a measure of the neighbours that moved with the side under
+//! test could not be used to adjust for them.
 
 use std::collections::HashMap;
 
@@ -19,8 +23,6 @@ use std::collections::HashMap;
 pub(crate) struct CpuTicks {
     /// Every tick of every state, all CPUs.
     total: u64,
-    /// Ticks in user, nice and system mode, all CPUs.
-    busy: u64,
     /// Ticks stolen by the hypervisor.
     steal: u64,
 }
@@ -39,55 +41,75 @@ impl CpuTicks {
     }
 }
 
-/// The machine's ticks and, at the same moment, those of the processes that are not
-/// the other processes: `ours` and the kernel's threads.
+/// The machine's ticks and, at the same moment, every other process's: its own user +
+/// system ticks and those of the children it reaped.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct OthersCpu {
     machine: CpuTicks,
-    left_out: HashMap<u32, u64>,
+    processes: HashMap<u32, ProcessTicks>,
+}
+
+/// One process's CPU ticks so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct ProcessTicks {
+    /// User + system.
+    own: u64,
+    /// User + system of the children it waited for, theirs included.
+    reaped: u64,
 }
 
 impl OthersCpu {
-    /// A reading now, leaving out `ours`, if /proc can be read.
+    /// A reading now, leaving out `ours` and the kernel's threads, if /proc can be read.
     pub(crate) fn read(ours: &[u32]) -> Option<OthersCpu> {
         let machine = CpuTicks::read()?;
-        let left_out = std::fs::read_dir("/proc")
+        let processes = std::fs::read_dir("/proc")
             .ok()?
             .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| !ours.contains(pid))
             .filter_map(|pid| {
                 let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-                let (ticks, kernel_thread) = process_ticks(&stat)?;
-                (kernel_thread || ours.contains(&pid)).then_some((pid, ticks))
+                Some((pid, user_process_ticks(&stat)?))
             })
             .collect();
-        Some(OthersCpu { machine, left_out })
+        Some(OthersCpu { machine, processes })
     }
 
     /// The CPU the other processes used between `self` and `later`, in % of all the CPU
     /// time in between (every CPU).
     pub(crate) fn pct_until(&self, later: &OthersCpu) -> Option<f64> {
         let total = later.machine.total.checked_sub(self.machine.total)?;
-        let busy = later.machine.busy.checked_sub(self.machine.busy)?;
-        let left_out: u64 = later
-            .left_out
+        let mut used: u64 = 0;
+        for (pid, end) in &later.processes {
+            let start = self.processes.get(pid).copied().unwrap_or_default();
+            used += end.own.saturating_sub(start.own) + end.reaped.saturating_sub(start.reaped);
+        }
+        // What the processes that are gone had used before the period is in their
+        // parents' reaped time too.
+        let before: u64 = self
+            .processes
             .iter()
-            .filter_map(|(pid, &end)| end.checked_sub(*self.left_out.get(pid)?))
+            .filter(|(pid, _)| !later.processes.contains_key(pid))
+            .map(|(_, gone)| gone.own + gone.reaped)
             .sum();
-        (total > 0).then(|| 100.0 * busy.saturating_sub(left_out) as f64 / total as f64)
+        (total > 0).then(|| 100.0 * used.saturating_sub(before) as f64 / total as f64)
     }
 }
 
-/// A process's user + system ticks and whether it is a kernel thread, from its
-/// /proc/PID/stat line.
-fn process_ticks(stat: &str) -> Option<(u64, bool)> {
+/// A user-space process's ticks from its /proc/PID/stat line; `None` for a kernel thread
+/// or a line that does not parse.
+fn user_process_ticks(stat: &str) -> Option<ProcessTicks> {
     /// `PF_KTHREAD` in the flags field.
     const KERNEL_THREAD: u64 = 0x0020_0000;
     // The command name may contain spaces; fields resume after its closing parenthesis.
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let flags: u64 = fields.get(6)?.parse().ok()?;
-    let utime: u64 = fields.get(11)?.parse().ok()?;
-    let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime, flags & KERNEL_THREAD != 0))
+    let field = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    if field(6)? & KERNEL_THREAD != 0 {
+        return None;
+    }
+    Some(ProcessTicks {
+        own: field(11)? + field(12)?,
+        reaped: field(13)? + field(14)?,
+    })
 }
 
 /// The threads runnable right now (`procs_running`), if /proc/stat says.
@@ -107,7 +129,6 @@ fn parse_ticks(stat: &str) -> Option<CpuTicks> {
     // already counted in user and nice.
     Some(CpuTicks {
         total: fields.iter().take(8).sum(),
-        busy: fields.iter().take(3).sum(),
         steal: *fields.get(7).unwrap_or(&0),
     })
 }
@@ -134,13 +155,11 @@ mod tests {
             before,
             CpuTicks {
                 total: 1000,
-                busy: 150,
                 steal: 35
             }
         );
         let after = CpuTicks {
             total: 2000,
-            busy: 300,
             steal: 135,
         };
         assert_eq!(before.steal_pct_until(&after), Some(10.0));
@@ -152,36 +171,34 @@ mod tests {
     }
 
     #[test]
-    fn kernel_threads_are_told_apart() {
+    fn kernel_threads_are_left_out_and_reaped_children_read() {
         let user = "42 (cargo build) S 1 42 42 0 -1 4194560 10 0 0 0 300 20 150 30 20 0";
-        assert_eq!(process_ticks(user), Some((320, false)));
+        let ticks = ProcessTicks {
+            own: 320,
+            reaped: 180,
+        };
+        assert_eq!(user_process_ticks(user), Some(ticks));
         let kernel = "79 (kdamond.0) I 2 0 0 0 -1 2129984 0 0 0 0 0 17000 0 0 20 0";
-        assert_eq!(process_ticks(kernel), Some((17000, true)));
-        assert_eq!(process_ticks("garbage"), None);
+        assert_eq!(user_process_ticks(kernel), None);
+        assert_eq!(user_process_ticks("garbage"), None);
     }
 
     #[test]
-    fn the_others_are_the_machine_less_what_is_left_out() {
-        let machine = |total, busy| CpuTicks {
-            total,
-            busy,
-            steal: 0,
-        };
+    fn a_process_that_ended_counts_through_its_parent_for_its_last_part_only() {
+        let ticks = |own, reaped| ProcessTicks { own, reaped };
+        let machine = |total| CpuTicks { total, steal: 0 };
         let before = OthersCpu {
-            machine: machine(1000, 400),
-            left_out: HashMap::from([(1, 100), (2, 50)]),
+            machine: machine(1000),
+            // The shell 1 runs a busy child 2 that has used 900 ticks so far.
+            processes: HashMap::from([(1, ticks(10, 0)), (2, ticks(900, 0))]),
         };
-        // Process 1 used 60 ticks; 2 ended and 3 started, so neither is taken off.
+        // Child 2 ran 50 more ticks and was reaped; child 3 started, used 30 and was
+        // reaped; child 4 started and is still running with 20.
         let after = OthersCpu {
-            machine: machine(1200, 500),
-            left_out: HashMap::from([(1, 160), (3, 500)]),
+            machine: machine(1400),
+            processes: HashMap::from([(1, ticks(10, 950 + 30)), (4, ticks(20, 0))]),
         };
-        assert_eq!(before.pct_until(&after), Some(20.0));
-        let idle = OthersCpu {
-            machine: machine(1200, 400),
-            ..after
-        };
-        assert_eq!(before.pct_until(&idle), Some(0.0), "never below zero");
+        assert_eq!(before.pct_until(&after), Some(25.0));
     }
 
     #[test]

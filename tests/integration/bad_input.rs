@@ -366,6 +366,24 @@ fn the_dry_run_prints_every_tolerance_as_read() {
         untold.contains("no TPS tolerance (no verdict on TPS)"),
         "{untold}"
     );
+    assert!(
+        untold.contains("compared over ABBA blocks, adjusted for the host's load when it varies"),
+        "{untold}"
+    );
+    for (flags, expected) in [
+        (["--adjust", "none"], "compared over ABBA blocks\n"),
+        (
+            ["--order", "random"],
+            "compared on rounds (Welch, Fieller)\n",
+        ),
+        (
+            ["--order", "abab"],
+            "compared over adjacent pairs of rounds, adjusted",
+        ),
+    ] {
+        let plan = dry_run(&sandbox, &flags);
+        assert!(plan.contains(expected), "{flags:?}: {plan}");
+    }
 }
 
 #[test]

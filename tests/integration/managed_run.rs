@@ -223,7 +223,82 @@ fn a_known_slowdown_is_found() {
             !seconds.is_empty() && seconds.iter().all(|t| t.as_f64().unwrap() > 0.0),
             "{round}"
         );
+        assert!(
+            round["host_load"]["other_cpu_pct"].as_f64().unwrap() >= 0.0,
+            "{round}"
+        );
     }
+    a_saved_run_is_read_at_equal_load(&sandbox, finished.results);
+}
+
+/// The real run's rounds with a load planted in them: re-analysed, the TPS change is the
+/// intercept of the blocks' log ratios regressed on their load differences, computed
+/// here by hand; a file whose plan says `none`, or says nothing, is not adjusted.
+fn a_saved_run_is_read_at_equal_load(sandbox: &Sandbox, mut results: Value) {
+    let planted = |side: &str, index: u64| {
+        let pattern = match side {
+            "baseline" => [10.0, 30.0, 0.0, 20.0, 5.0, 25.0, 40.0, 0.0],
+            _ => [20.0, 0.0, 35.0, 15.0, 30.0, 10.0, 0.0, 40.0],
+        };
+        pattern[index as usize]
+    };
+    let mut blocks = [[[0.0f64; 2]; 2]; 4];
+    for round in results["rounds"].as_array_mut().unwrap() {
+        let (side, index) = (
+            round["side"].as_str().unwrap().to_string(),
+            round["index"].as_u64().unwrap(),
+        );
+        let load = planted(&side, index);
+        round["host_load"]["other_cpu_pct"] = load.into();
+        let s = usize::from(side == "variant");
+        blocks[index as usize / 2][s][0] += round["tps"].as_f64().unwrap() / 2.0;
+        blocks[index as usize / 2][s][1] += load / 2.0;
+    }
+    let d: Vec<f64> = blocks.iter().map(|b| (b[1][0] / b[0][0]).ln()).collect();
+    let c: Vec<f64> = blocks.iter().map(|b| b[1][1] - b[0][1]).collect();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (cm, dm) = (mean(&c), mean(&d));
+    let slope = c
+        .iter()
+        .zip(&d)
+        .map(|(x, y)| (x - cm) * (y - dm))
+        .sum::<f64>()
+        / c.iter().map(|x| (x - cm).powi(2)).sum::<f64>();
+    let by_hand = 100.0 * ((dm - slope * cm).exp() - 1.0);
+    let reanalysed = |results: &Value, name: &str| {
+        let path = sandbox.path(name);
+        std::fs::write(&path, results.to_string()).unwrap();
+        let output = sandbox.run(&["report", path.to_str().unwrap(), "--format", "json"]);
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        report["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["metric"] == "tps")
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(results["plan"]["analysis"]["adjust"], "host_load");
+    let tps = reanalysed(&results, "planted.json");
+    let change = tps["change_pct"].as_f64().unwrap();
+    assert!(
+        (change - by_hand).abs() < 1e-9 * by_hand.abs(),
+        "{change} against {by_hand}: {tps}"
+    );
+    assert!((tps["blocks"]["adjustment"]["slope"].as_f64().unwrap() - slope).abs() < 1e-12);
+    let plain = 100.0 * (dm.exp() - 1.0);
+    for analysis in ["/analysis", "/plan/analysis"] {
+        results.pointer_mut(analysis).unwrap()["adjust"] = "none".into();
+    }
+    let tps = reanalysed(&results, "planted-none.json");
+    assert!(tps["blocks"]["adjustment"].is_null(), "{tps}");
+    assert!((tps["change_pct"].as_f64().unwrap() - plain).abs() < 1e-9 * plain.abs());
+    for analysis in ["/analysis", "/plan/analysis"] {
+        let options = results.pointer_mut(analysis).unwrap();
+        options.as_object_mut().unwrap().remove("adjust");
+    }
+    let tps = reanalysed(&results, "planted-old.json");
+    assert!(tps["blocks"]["adjustment"].is_null(), "{tps}");
 }
 
 /// profiles/mariadb-tls.toml: the workload of that side really is encrypted, by the

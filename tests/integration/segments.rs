@@ -154,7 +154,11 @@ fn three_segments_merge_into_one_run_and_odd_sets_are_refused() {
         assert_eq!(round["transactions"].as_u64().unwrap(), sum("transactions"));
         assert_eq!(round["threads"], 6);
         // Every segment saw its own host's other processes; the merged round keeps none.
-        assert!(parts.iter().all(|p| p["host_load"]["other_cpu_pct"].is_number()));
+        assert!(
+            parts
+                .iter()
+                .all(|p| p["host_load"]["other_cpu_pct"].is_number())
+        );
         assert!(round["host_load"]["other_cpu_pct"].is_null());
         let tps: f64 = parts.iter().map(|p| p["tps"].as_f64().unwrap()).sum();
         assert!((round["tps"].as_f64().unwrap() - tps).abs() < 1e-6);
