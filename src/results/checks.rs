@@ -54,6 +54,7 @@ pub(crate) fn check(results: &ResultsFile) -> Result<(), String> {
             return Err(format!("{label} is in the file twice"));
         }
         check_counts(round).map_err(|why| format!("{label}: {why}"))?;
+        check_load(round).map_err(|why| format!("{label}: {why}"))?;
     }
     Ok(())
 }
@@ -65,6 +66,18 @@ fn label(round: &RoundRecord) -> String {
         round.index + 1,
         round.threads
     )
+}
+
+/// The other processes' CPU, which a load-adjusted estimate regresses on, is a share of
+/// the machine: no reading gives a value outside 0–100 %.
+fn check_load(round: &RoundRecord) -> Result<(), String> {
+    match round.host_load.and_then(|h| h.other_cpu_pct) {
+        Some(pct) if !(pct.is_finite() && (0.0..=100.0).contains(&pct)) => Err(format!(
+            "other processes used {pct} % of the machine's CPU, which no reading gives: the \
+             file was changed"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A completed round's duration, TPS and transactions agree.

@@ -258,7 +258,7 @@ fn a_changed_results_file_is_refused_by_every_reader() {
     let original: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(RUN).unwrap()).unwrap();
     type Edit = fn(&mut serde_json::Value);
-    let edits: [(&str, Edit, &str); 7] = [
+    let edits: [(&str, Edit, &str); 8] = [
         (
             "duplicated",
             |run| {
@@ -294,6 +294,11 @@ fn a_changed_results_file_is_refused_by_every_reader() {
                 run["rounds"][1]["duration_s"] = (d * 1e6).into();
             },
             "the file was changed",
+        ),
+        (
+            "load",
+            |run| run["rounds"][1]["host_load"] = serde_json::json!({"other_cpu_pct": -400.0}),
+            "which no reading gives",
         ),
         (
             "newer",
