@@ -74,6 +74,11 @@ impl OthersCpu {
         Some(OthersCpu { machine, processes })
     }
 
+    /// The machine's ticks at this reading.
+    pub(crate) fn machine(&self) -> &CpuTicks {
+        &self.machine
+    }
+
     /// The CPU the other processes used between `self` and `later`, in % of all the CPU
     /// time in between (every CPU).
     pub(crate) fn pct_until(&self, later: &OthersCpu) -> Option<f64> {

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::AnalysisOptions;
 use crate::answers::ResultCheck;
 use crate::host::HostFacts;
-use crate::host_load::{CpuTicks, OthersCpu};
+use crate::host_load::OthersCpu;
 use crate::plan::Plan;
 use crate::profile::Side;
 use crate::server::facts::{ServerFacts, VariableDiff};
@@ -103,21 +103,18 @@ pub(crate) struct HostLoad {
 }
 
 impl HostLoad {
-    /// The load since `start` (the machine's ticks, and the other processes' with
-    /// `ours` left out), with the run-queue samples taken meanwhile.
+    /// The load since `start` (the machine's and the other processes' ticks, `ours` left
+    /// out), with the run-queue samples taken meanwhile.
     pub(crate) fn over(
-        start: Option<(CpuTicks, Option<OthersCpu>)>,
+        start: Option<OthersCpu>,
         ours: &[u32],
         runnable: &[u32],
     ) -> Option<HostLoad> {
-        let (ticks_at_start, others_at_start) = start.unzip();
-        let steal_pct = ticks_at_start
-            .zip(CpuTicks::read())
-            .and_then(|(start, end)| start.steal_pct_until(&end));
-        let other_cpu_pct = others_at_start
-            .flatten()
-            .zip(OthersCpu::read(ours))
-            .and_then(|(start, end)| start.pct_until(&end));
+        let ends = start.zip(OthersCpu::read(ours));
+        let steal_pct = ends
+            .as_ref()
+            .and_then(|(start, end)| start.machine().steal_pct_until(end.machine()));
+        let other_cpu_pct = ends.as_ref().and_then(|(start, end)| start.pct_until(end));
         let runnable = (!runnable.is_empty())
             .then(|| runnable.iter().map(|&r| f64::from(r)).sum::<f64>() / runnable.len() as f64);
         (steal_pct.is_some() || runnable.is_some()).then_some(HostLoad {

@@ -19,7 +19,7 @@ use super::worker::WorkerStats;
 use crate::cpu;
 use crate::db::ConnectSpec;
 use crate::histogram;
-use crate::host_load::{self, CpuTicks, OthersCpu};
+use crate::host_load::{self, OthersCpu};
 use crate::plan::ClientOptions;
 use crate::results::classes::ClassRound;
 use crate::results::{HostLoad, LatencyMs, OpenLoop, RoundRecord, RoundStatus};
@@ -186,7 +186,7 @@ fn coordinate(
         timing.started_at = Some(SystemTime::now());
         let own_cpu = || cpu::process_cpu(std::process::id());
         let cpu_at_start = own_cpu();
-        let load_at_start = CpuTicks::read().map(|t| (t, OthersCpu::read(spec.ours)));
+        let load_at_start = OthersCpu::read(spec.ours);
         let start = Instant::now();
         control.set_phase(MEASURE);
         let mut next_sample = start;
