@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::exit::UsageError;
 use crate::profile::Side;
-use crate::stats::blocked::{Adjust, Blocking};
+use crate::stats::blocked::{Adjust, Blocking, LoadImbalance};
 use crate::stats::compare::{self, Comparison, Sample, Unit, compare};
 use crate::stats::diagnostics::side_warnings;
 use crate::stats::fieller::fieller;
@@ -151,7 +151,8 @@ impl AnalysisOptions {
         parts.push(match (self.blocking, self.adjust) {
             (Blocking::Rounds, _) => "compared on rounds (Welch, Fieller)".into(),
             (blocking, Adjust::HostLoad) => format!(
-                "compared over {}, adjusted for the host's load when it varies",
+                "compared over {}, adjusted for the host's load when it varies and the \
+                 sides met the same load",
                 blocking.plural()
             ),
             (blocking, Adjust::None) => format!("compared over {}", blocking.plural()),
@@ -395,6 +396,18 @@ fn judge_ratio(
         comparison.verdict = Some(Verdict::Inconclusive);
         return Some(reason);
     }
+    if let Some(imbalance) = comparison.blocks.and_then(|b| b.imbalance) {
+        // A refused adjustment decides nothing: falling back to the plain estimate only
+        // when the load happened to differ would pick the blocks where it is most off.
+        comparison.verdict = Some(Verdict::Inconclusive);
+        return Some(format!(
+            "{} at {} threads: --adjust host-load was refused: {}; re-analyse with \
+             --adjust none to judge the plain block estimate",
+            comparison.metric.label(),
+            comparison.threads,
+            imbalance_reason(&imbalance)
+        ));
+    }
     let bounds = match &comparison.blocks {
         Some(blocks) => Some(blocks.bounds(2.0 * alpha)),
         None => fieller(&comparison.baseline, &comparison.variant, 2.0 * alpha).bounds,
@@ -477,6 +490,37 @@ fn one_sided_mean_interval(summary: &Summary, alpha: f64) -> [f64; 2] {
     [summary.mean - half, summary.mean + half]
 }
 
+/// Why an adjustment for the host's load that was asked for was not made, in words.
+pub(crate) fn imbalance_sentence(threads: u32, imbalance: &LoadImbalance) -> String {
+    format!(
+        "not adjusted for the host's load at {threads} threads: {}; the plain block \
+         estimate is shown and decides nothing",
+        imbalance_reason(imbalance)
+    )
+}
+
+/// What the balance check found: the variant's rounds met more (or less) of the other
+/// processes' CPU than the baseline's.
+fn imbalance_reason(imbalance: &LoadImbalance) -> String {
+    format!(
+        "the variant's rounds met {:+.1} ± {:.1} points more of the other processes' CPU \
+         than the baseline's (balance check p {}), so the change itself moves the load and \
+         adjusting for it would subtract part of the change",
+        imbalance.mean_load_difference,
+        imbalance.se,
+        p_text(imbalance.p),
+    )
+}
+
+/// A p-value after its sign: "= 0.012", or "< 0.001".
+fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".into()
+    } else {
+        format!("= {p:.3}")
+    }
+}
+
 fn comparison_warnings(c: &Comparison) -> Vec<String> {
     let mut warnings = Vec::new();
     let label = format!("{} at {} threads", c.metric.spoken(), c.threads);
@@ -492,6 +536,12 @@ fn comparison_warnings(c: &Comparison) -> Vec<String> {
                 c.change_pct
             ));
         }
+    }
+    if let Some(imbalance) = c.blocks.and_then(|b| b.imbalance)
+        && c.metric == Metric::Tps
+        && c.verdict.is_none()
+    {
+        warnings.push(imbalance_sentence(c.threads, &imbalance));
     }
     if c.fieller_g > 0.05 && c.ci_pct.is_some() {
         warnings.push(format!(

@@ -419,6 +419,13 @@ pub(crate) struct AnalysisArgs {
     /// speed; without it, different answers are NO-GO.
     #[arg(long, help_heading = "Analysis")]
     pub(crate) allow_result_diff: bool,
+
+    /// What the ABBA blocks are adjusted for: none (the default: the blocks as they
+    /// are) or host-load (the CPU the machine's other processes used in each round;
+    /// refused, with the reason, when the variant's rounds met a different load than the
+    /// baseline's) [default: none, or the saved run's].
+    #[arg(long, value_enum, help_heading = "Analysis")]
+    pub(crate) adjust: Option<AdjustValue>,
 }
 
 /// `abtest analyze FILE`.
@@ -654,12 +661,6 @@ pub(crate) struct ScheduleArgs {
     /// Order of the sides within the schedule.
     #[arg(long, value_enum, default_value_t = RoundOrderValue::Abba, help_heading = "Schedule")]
     pub(crate) order: RoundOrderValue,
-
-    /// What the ABBA blocks are adjusted for: host-load (the CPU the machine's other
-    /// processes used in each round, when it varied by a point or more between blocks)
-    /// or none. Fixed with the plan, before any round runs.
-    #[arg(long, value_enum, default_value_t = AdjustValue::HostLoad, help_heading = "Schedule")]
-    pub(crate) adjust: AdjustValue,
 
     /// Order of the thread levels of a sweep.
     #[arg(long, value_enum, default_value_t = LevelOrderValue::Asc, help_heading = "Schedule")]

@@ -4,7 +4,7 @@
 
 use super::{ReportView, decision, format, judgement};
 use crate::results::ResultsFile;
-use crate::stats::blocked::{BlockEstimate, LoadAdjustment};
+use crate::stats::blocked::{BlockEstimate, LoadAdjustment, LoadImbalance};
 use crate::stats::compare::Family;
 use crate::stats::metric::Metric;
 
@@ -61,8 +61,8 @@ pub(crate) fn rows(view: &ReportView<'_>, family: Family) -> Vec<Vec<String>> {
             let mut row = vec![
                 c.threads.to_string(),
                 c.metric.label(),
-                format::value(&c.metric, c.baseline.mean),
-                format::value(&c.metric, c.variant.mean),
+                format::value(&c.metric, c.estimate_means[0]),
+                format::value(&c.metric, c.estimate_means[1]),
                 format::comparison_change(c),
                 format::p_value(c.p),
                 format::p_value(c.p_holm),
@@ -150,9 +150,19 @@ fn comparison_method(results: &ResultsFile, alpha: f64) -> String {
         "the sides are compared as the order was designed, over {}: each gives the ratio of \
          its side means, the change is their geometric mean with a paired t {confidence} % \
          interval over them (a run with fewer than two is compared with Welch and Fieller on \
-         rounds)",
+         rounds). The baseline and variant figures in the tables are the geometric means of \
+         each side's block means, so that their ratio is the change that decided",
         blocking.plural(),
     )
+}
+
+/// The TPS comparison whose asked-for adjustment was refused, with the imbalance.
+fn refused_tps(results: &ResultsFile) -> Option<(u32, LoadImbalance)> {
+    results
+        .comparisons
+        .iter()
+        .filter(|c| c.metric == Metric::Tps)
+        .find_map(|c| Some((c.threads, c.blocks?.imbalance?)))
 }
 
 /// The TPS estimate adjusted for the host's load and the plain one beside it, when the
@@ -172,13 +182,22 @@ fn adjusted_tps(results: &ResultsFile) -> Option<(BlockEstimate, LoadAdjustment,
 /// and after: the last sentences of the method paragraph.
 fn load_adjustment(results: &ResultsFile, alpha: f64) -> String {
     let Some((adjusted, adjustment, plain)) = adjusted_tps(results) else {
-        return String::new();
+        return match refused_tps(results) {
+            Some((threads, imbalance)) => {
+                let sentence = crate::analysis::imbalance_sentence(threads, &imbalance);
+                format!(" The estimates were {sentence}.")
+            }
+            None => String::new(),
+        };
     };
     format!(
         " Other processes on the machine varied in the CPU they used (--adjust host-load), \
          so each block's ratio is regressed on how much more of it they used during the \
          variant's rounds than during the baseline's, and every change is read at equal \
-         load, on B − 2 degrees of freedom. For TPS, each point of the machine's CPU moved \
+         load, on B − 2 degrees of freedom; the variant's figure in the tables is the \
+         baseline's times that ratio. The blocks' load differences passed the balance check \
+         (their mean is not distinguishable from zero), which the adjustment needs: it \
+         assumes the variant does not move its neighbours' CPU. For TPS, each point of the machine's CPU moved \
          it by {:+.2} %, the load explains {:.0} % of the blocks' variance, and the variant's \
          rounds met {:+.1} points more of it on average: TPS {} at equal load, where the \
          blocks' plain mean says {}.",
@@ -458,8 +477,12 @@ pub(crate) fn sweep_rows(view: &ReportView<'_>) -> Vec<[String; 5]> {
             let tps = find(Some(Metric::Tps));
             [
                 threads.to_string(),
-                tps.map_or("-".into(), |c| format::value(&Metric::Tps, c.baseline.mean)),
-                tps.map_or("-".into(), |c| format::value(&Metric::Tps, c.variant.mean)),
+                tps.map_or("-".into(), |c| {
+                    format::value(&Metric::Tps, c.estimate_means[0])
+                }),
+                tps.map_or("-".into(), |c| {
+                    format::value(&Metric::Tps, c.estimate_means[1])
+                }),
                 change(tps),
                 change(find(Metric::percentile(95.0))),
             ]

@@ -99,8 +99,8 @@ fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) 
         let mut row = vec![
             Cell::new(c.threads),
             Cell::new(c.metric.label()),
-            Cell::new(format::value(&c.metric, c.baseline.mean)),
-            Cell::new(format::value(&c.metric, c.variant.mean)),
+            Cell::new(format::value(&c.metric, c.estimate_means[0])),
+            Cell::new(format::value(&c.metric, c.estimate_means[1])),
             Cell::new(format::comparison_change(c)),
             Cell::new(format::p_value(c.p)),
             Cell::new(format::p_value(c.p_holm)),

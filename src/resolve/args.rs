@@ -115,6 +115,7 @@ pub(crate) fn analysis_options(
             .or(base.max_error_rate),
         percentiles,
         allow_result_diff: args.allow_result_diff || base.allow_result_diff,
+        adjust: args.adjust.map_or(base.adjust, Into::into),
         ..base.clone()
     };
     if !args.max_latency_inflation.is_empty() {
@@ -465,6 +466,7 @@ mod tests {
             max_error_rate: None,
             percentiles: Some(vec![95.0, 99.0, 99.9]),
             allow_result_diff: false,
+            adjust: None,
         };
         let opts = analysis_options(&args, &AnalysisOptions::default()).unwrap();
         assert_eq!(opts.max_latency_inflation_all, Some(0.10));

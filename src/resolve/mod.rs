@@ -43,7 +43,6 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
     let mut schedule = args::schedule(&cli.schedule, &levels, seed)?;
     let mut analysis = args::analysis_options(&cli.analysis, &AnalysisOptions::default())?;
     analysis.blocking = blocking_of(schedule.order);
-    analysis.adjust = cli.schedule.adjust.into();
     let mut warnings = Vec::new();
     let baseline = resolve_side(
         required(&cli.baseline, "--baseline")?,

@@ -45,6 +45,8 @@ struct Scripted {
     scripts: BTreeMap<u32, VecDeque<Script>>,
     lost: [bool; 2],
     tps: Option<Box<dyn FnMut(Side) -> f64 + Send>>,
+    /// Each round's TPS and the other processes' CPU it met, drawn together.
+    tps_and_load: Option<Box<dyn FnMut(Side) -> (f64, f64) + Send>>,
     swapped: bool,
     /// The stop token, set after the round at this position (as Ctrl-C would be).
     stop_after: Option<(u32, Arc<AtomicBool>)>,
@@ -104,6 +106,16 @@ impl Backend for Scripted {
             if let Some(draw) = self.tps.as_mut() {
                 r.tps = draw(slot.side);
                 r.qps = r.tps;
+            }
+            if let Some(draw) = self.tps_and_load.as_mut() {
+                let (tps, load) = draw(slot.side);
+                r.tps = tps;
+                r.qps = tps;
+                r.host_load = Some(crate::results::HostLoad {
+                    steal_pct: None,
+                    runnable: None,
+                    other_cpu_pct: Some(load),
+                });
             }
             r
         };

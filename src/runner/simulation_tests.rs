@@ -7,7 +7,7 @@
 //! its figures (`--nocapture`).
 
 use super::*;
-use crate::stats::blocked::Blocking;
+use crate::stats::blocked::{Adjust, Blocking};
 use crate::stats::sequential::Spending;
 
 /// How the rounds' TPS moves besides the difference between the sides.
@@ -43,6 +43,10 @@ struct Sim {
     /// A sequential run's rule and spending; `None` for a fixed design.
     sequential: Option<(Until, Spending)>,
     max_tps_loss: Option<f64>,
+    /// A CPU-bound neighbour whose CPU the variant moves by this many points; `None`
+    /// for a host whose other processes' CPU is not recorded.
+    neighbour: Option<f64>,
+    adjust: Adjust,
 }
 
 impl Sim {
@@ -54,6 +58,8 @@ impl Sim {
             blocking,
             sequential: None,
             max_tps_loss: Some(0.05),
+            neighbour: None,
+            adjust: Adjust::None,
         }
     }
 }
@@ -61,6 +67,8 @@ impl Sim {
 /// What a simulated run ended with.
 struct Outcome {
     significant: bool,
+    /// Whether the confirmatory TPS interval holds the true change.
+    covered: bool,
     verdict: Option<Verdict>,
     rounds_per_side: u32,
     /// Half-width of the confirmatory TPS interval, and of Fieller's on rounds.
@@ -74,6 +82,7 @@ fn simulate(runs: u64, sim: Sim) -> Vec<Outcome> {
     plan.analysis.percentiles = Vec::new();
     plan.analysis.max_tps_loss = sim.max_tps_loss;
     plan.analysis.blocking = sim.blocking;
+    plan.analysis.adjust = sim.adjust;
     plan.sequential = sim.sequential.map(|(until, spending)| Sequential {
         until,
         design: Design::with(
@@ -90,30 +99,37 @@ fn simulate(runs: u64, sim: Sim) -> Vec<Outcome> {
             let mut rng = SmallRng::seed_from_u64(run);
             let mut slot = 0u32;
             let mut state = normal(&mut rng, 0.0, 0.05);
-            let mut backend = Scripted {
-                tps: Some(Box::new(move |side| {
-                    let noise = match sim.noise {
-                        Noise::Independent => normal(&mut rng, 0.0, 0.05),
-                        Noise::Drift => normal(&mut rng, 0.0, 0.05) + 0.01 * f64::from(slot),
-                        Noise::Autocorrelated => {
-                            let rho: f64 = 0.65;
-                            state = rho * state
-                                + normal(&mut rng, 0.0, 0.05 * (1.0 - rho * rho).sqrt());
-                            state
-                        }
-                        Noise::Shift => {
-                            normal(&mut rng, 0.0, 0.05) + if slot >= slots / 2 { 0.10 } else { 0.0 }
-                        }
-                    };
-                    slot += 1;
-                    let mean = if side == Side::Baseline {
-                        1000.0
-                    } else {
-                        1000.0 * sim.ratio
-                    };
-                    mean * (1.0 + noise)
-                })),
-                ..Scripted::default()
+            let mut backend = match sim.neighbour {
+                Some(shift) => Scripted {
+                    tps_and_load: Some(neighbour_draws(rng.clone(), sim.ratio, shift)),
+                    ..Scripted::default()
+                },
+                None => Scripted {
+                    tps: Some(Box::new(move |side| {
+                        let noise = match sim.noise {
+                            Noise::Independent => normal(&mut rng, 0.0, 0.05),
+                            Noise::Drift => normal(&mut rng, 0.0, 0.05) + 0.01 * f64::from(slot),
+                            Noise::Autocorrelated => {
+                                let rho: f64 = 0.65;
+                                state = rho * state
+                                    + normal(&mut rng, 0.0, 0.05 * (1.0 - rho * rho).sqrt());
+                                state
+                            }
+                            Noise::Shift => {
+                                normal(&mut rng, 0.0, 0.05)
+                                    + if slot >= slots / 2 { 0.10 } else { 0.0 }
+                            }
+                        };
+                        slot += 1;
+                        let mean = if side == Side::Baseline {
+                            1000.0
+                        } else {
+                            1000.0 * sim.ratio
+                        };
+                        mean * (1.0 + noise)
+                    })),
+                    ..Scripted::default()
+                },
             };
             let mut results = template.clone();
             run_rounds_with(
@@ -128,8 +144,12 @@ fn simulate(runs: u64, sim: Sim) -> Vec<Outcome> {
             results.analyze(&final_analysis(&plan, &results));
             let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
             let half = |ci: Option<[f64; 2]>| ci.map(|[lo, hi]| (hi - lo) / 2.0);
+            let truth = 100.0 * (sim.ratio - 1.0);
             Outcome {
                 significant: tps.is_some_and(|c| c.significant),
+                covered: tps
+                    .and_then(|c| c.ci_pct)
+                    .is_some_and(|[lo, hi]| lo <= truth && truth <= hi),
                 verdict: results.verdict,
                 rounds_per_side: results
                     .looks
@@ -140,6 +160,29 @@ fn simulate(runs: u64, sim: Sim) -> Vec<Outcome> {
             }
         })
         .collect()
+}
+
+/// A host with a CPU-bound neighbour: its demand wanders (AR(1), ρ 0.8, around 30 % of
+/// the machine with an SD of 10 points) and every point of it costs the round 1 % of its
+/// TPS; the rounds' own noise is 5 %. The other processes' CPU a round records is that
+/// demand, plus `shift` points in the variant's rounds: a slower variant leaves CPU idle
+/// and the neighbour takes it. The variant's TPS is `ratio` times the baseline's.
+fn neighbour_draws(
+    mut rng: SmallRng,
+    ratio: f64,
+    shift: f64,
+) -> Box<dyn FnMut(Side) -> (f64, f64) + Send> {
+    let rho: f64 = 0.8;
+    let mut demand = normal(&mut rng, 0.0, 10.0);
+    Box::new(move |side| {
+        demand = rho * demand + normal(&mut rng, 0.0, 10.0 * (1.0 - rho * rho).sqrt());
+        let (mean, moved) = match side {
+            Side::Baseline => (1000.0, 0.0),
+            Side::Variant => (1000.0 * ratio, shift),
+        };
+        let tps = mean * (-0.01 * demand + normal(&mut rng, 0.0, 0.05)).exp();
+        (tps, (30.0 + demand + moved).max(0.0))
+    })
 }
 
 /// Box–Muller normal draw.
@@ -206,6 +249,8 @@ fn exact_boundaries_keep_alpha_under_optional_stopping() {
             blocking: Blocking::Blocks,
             sequential: Some((until, Spending::ObrienFleming)),
             max_tps_loss,
+            neighbour: None,
+            adjust: Adjust::None,
         };
         let aa = simulate(RUNS, sequential(1.0, Until::Precision(4.0), None));
         let significant = share(&aa, |o| o.significant);
@@ -240,6 +285,8 @@ fn exact_boundaries_decide_more_often_and_a_clear_answer_comes_early() {
                 blocking: Blocking::Blocks,
                 sequential: Some((Until::Decided, spending)),
                 max_tps_loss: Some(0.10),
+                neighbour: None,
+                adjust: Adjust::None,
             },
         )
     };
@@ -261,4 +308,57 @@ fn exact_boundaries_decide_more_often_and_a_clear_answer_comes_early() {
         decided.push(close_go);
     }
     assert!(decided[1] > decided[0], "{decided:?}");
+}
+
+/// The default analysis beside a neighbour whose CPU the change moves: a variant that
+/// costs 5 % (exactly the tolerance), 10 % or 20 % of TPS, which a CPU-bound neighbour answers by taking 3, 8 or 15
+/// more points of the machine during its rounds. The plain block estimate covers the
+/// true change and never says GO (the loss is beyond the 5 % tolerance), in a fixed
+/// design and stopping at looks; the adjustment, asked for, is refused by its balance
+/// check where the shift is large, and its figures print beside.
+#[test]
+fn the_default_is_right_when_the_change_moves_the_neighbours_cpu() {
+    const SHIFT_RUNS: u64 = 4_000;
+    let fixed = |ratio: f64, shift: f64, adjust: Adjust| Sim {
+        neighbour: Some(shift),
+        adjust,
+        ..Sim::fixed(ratio, Noise::Independent, Blocking::Blocks)
+    };
+    let sequential = |ratio: f64, shift: f64, adjust: Adjust| Sim {
+        rounds: 20,
+        sequential: Some((Until::Decided, Spending::ObrienFleming)),
+        neighbour: Some(shift),
+        adjust,
+        ..Sim::fixed(ratio, Noise::Independent, Blocking::Blocks)
+    };
+    let coverage_floor = 0.95 - 3.0 * (0.05f64 * 0.95 / SHIFT_RUNS as f64).sqrt();
+    for ratio in [0.95, 0.90, 0.80] {
+        for shift in [3.0, 8.0, 15.0] {
+            for (design, sim) in [
+                ("fixed", fixed as fn(f64, f64, Adjust) -> Sim),
+                ("sequential", sequential),
+            ] {
+                let plain = simulate(SHIFT_RUNS, sim(ratio, shift, Adjust::None));
+                let covered = share(&plain, |o| o.covered);
+                let go = share(&plain, |o| o.verdict == Some(Verdict::Go));
+                let asked = simulate(SHIFT_RUNS, sim(ratio, shift, Adjust::HostLoad));
+                let asked_go = share(&asked, |o| o.verdict == Some(Verdict::Go));
+                let asked_covered = share(&asked, |o| o.covered);
+                println!(
+                    "true change {:+.0} %, neighbour +{shift} points in the variant's rounds, \
+                     {design}: default covers {covered:.4}, GO {go:.4}; --adjust host-load \
+                     covers {asked_covered:.4}, GO {asked_go:.4}",
+                    100.0 * (ratio - 1.0)
+                );
+                assert!(
+                    covered >= coverage_floor,
+                    "{ratio} {shift} {design}: {covered}"
+                );
+                assert!(
+                    go <= at_most_alpha(SHIFT_RUNS),
+                    "{ratio} {shift} {design}: {go}"
+                );
+            }
+        }
+    }
 }

@@ -94,7 +94,13 @@ pub(crate) struct Comparison {
     pub(crate) baseline: Summary,
     /// Variant sample summary.
     pub(crate) variant: Summary,
-    /// 100(ȳ/x̄ − 1); for a rate (the error rate), ȳ − x̄ in percentage points.
+    /// The baseline and variant figures the change is computed from, the ones every
+    /// table shows: the side means on rounds, the geometric means of the block means
+    /// with blocks (their ratio is the change exactly).
+    #[serde(default)]
+    pub(crate) estimate_means: [f64; 2],
+    /// 100(ȳ/x̄ − 1) on rounds, 100(exp(d̄) − 1) with blocks; for a rate (the error
+    /// rate), ȳ − x̄ in percentage points.
     pub(crate) change_pct: f64,
     /// The confirmatory CI of the change in %: from the blocks when `blocks` is set,
     /// else Fieller's on rounds (a rate: Welch's CI in points); `None` when unbounded.
@@ -296,6 +302,7 @@ fn compare_one(
         .map(|[lx, ly]| [lx.as_slice(), ly.as_slice()]);
     Some(match BlockEstimate::of(&x, &y, blocking, loads) {
         Some(blocks) => Comparison {
+            estimate_means: blocks.side_figures(),
             change_pct: blocks.change_pct(),
             ci_pct: Some(blocks.percent_bounds(alpha)),
             rounds_ci_pct: on_rounds.ci_pct,
@@ -330,6 +337,7 @@ fn unjudged(threads: u32, metric: &Metric, bx: Summary, by: Summary, test: Welch
     Comparison {
         threads,
         metric: metric.clone(),
+        estimate_means: [bx.mean, by.mean],
         baseline: bx,
         variant: by,
         change_pct: test.diff,

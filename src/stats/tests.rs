@@ -113,7 +113,7 @@ fn blocks_adjusted_for_the_host_load_match_statsmodels_ols() {
     for (i, case) in reference().adjusted.iter().enumerate() {
         let name = format!("adjusted case {i}");
         let [x, y, lx, ly] = [&case.x, &case.y, &case.load_x, &case.load_y].map(|v| indexed(v));
-        let e = BlockEstimate::of(&x, &y, Blocking::Blocks, Some([&lx, &ly])).unwrap();
+        let e = BlockEstimate::regressed(&x, &y, Blocking::Blocks, [&lx, &ly]).unwrap();
         let adjustment = e.adjustment.expect("four blocks or more are adjusted");
         assert_eq!(e.blocks, case.x.len() / 2, "{name}");
         assert_close(&name, "intercept", e.mean_log, case.intercept);
