@@ -37,6 +37,9 @@ enum Script {
     Interrupted,
 }
 
+/// Draws a round's TPS and the other processes' CPU it met, for a side.
+type TpsAndLoad = Box<dyn FnMut(Side) -> (f64, f64) + Send>;
+
 /// A backend that logs every call and plays scripted outcomes, per position and attempt;
 /// with a generator, each round's TPS is drawn from it.
 #[derive(Default)]
@@ -46,7 +49,7 @@ struct Scripted {
     lost: [bool; 2],
     tps: Option<Box<dyn FnMut(Side) -> f64 + Send>>,
     /// Each round's TPS and the other processes' CPU it met, drawn together.
-    tps_and_load: Option<Box<dyn FnMut(Side) -> (f64, f64) + Send>>,
+    tps_and_load: Option<TpsAndLoad>,
     swapped: bool,
     /// The stop token, set after the round at this position (as Ctrl-C would be).
     stop_after: Option<(u32, Arc<AtomicBool>)>,

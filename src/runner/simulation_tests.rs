@@ -167,11 +167,7 @@ fn simulate(runs: u64, sim: Sim) -> Vec<Outcome> {
 /// TPS; the rounds' own noise is 5 %. The other processes' CPU a round records is that
 /// demand, plus `shift` points in the variant's rounds: a slower variant leaves CPU idle
 /// and the neighbour takes it. The variant's TPS is `ratio` times the baseline's.
-fn neighbour_draws(
-    mut rng: SmallRng,
-    ratio: f64,
-    shift: f64,
-) -> Box<dyn FnMut(Side) -> (f64, f64) + Send> {
+fn neighbour_draws(mut rng: SmallRng, ratio: f64, shift: f64) -> TpsAndLoad {
     let rho: f64 = 0.8;
     let mut demand = normal(&mut rng, 0.0, 10.0);
     Box::new(move |side| {
