@@ -13,6 +13,9 @@ pub(crate) const USAGE: i32 = 2;
 pub(crate) const NO_GO: i32 = 3;
 /// A tolerance was given and the data cannot decide (INCONCLUSIVE).
 pub(crate) const INCONCLUSIVE: i32 = 4;
+/// The run did not finish its plan (a saved run interrupted, failed or still running,
+/// or planned rounds that did not complete): no verdict is given.
+pub(crate) const PARTIAL: i32 = 5;
 /// Interrupted by Ctrl-C or SIGTERM; partial results were saved.
 pub(crate) const INTERRUPTED: i32 = 130;
 

@@ -41,6 +41,7 @@ pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
             alpha: options.alpha,
             verdict_alpha: options.verdict_level(),
             results: None,
+            partial: None,
         };
         crate::report::stdout::print(&render(&view, args.format)?);
         super::gate::finish(&view, &args.gate, &args.file)

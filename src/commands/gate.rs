@@ -48,8 +48,9 @@ pub(crate) fn finish(view: &ReportView<'_>, gate: &GateArgs, input: &Path) -> an
     if let Some(path) = &gate.junit {
         crate::report::stdout::write_to(Some(path), &junit::render(view), Some(input))?;
     }
-    Ok(match view.verdict {
-        Some(verdict) if !gate.no_verdict_exit => verdict.exit_code(),
-        _ => exit::SUCCESS,
+    Ok(if gate.no_verdict_exit {
+        exit::SUCCESS
+    } else {
+        view.exit_code()
     })
 }

@@ -2,7 +2,7 @@
 //! analysed and reported like a single run; the exit code follows the verdict.
 
 use crate::cli::MergeArgs;
-use crate::exit::{self, UsageError};
+use crate::exit::UsageError;
 use crate::plan::Outputs;
 use crate::report::{self, ReportView};
 use crate::results::{self, merge::SegmentFile};
@@ -49,9 +49,10 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
         merged.rounds.len(),
         merged.segments.iter().map(|s| s.transactions).sum::<u64>()
     );
-    crate::report::stdout::print(&report::table::render(&ReportView::of_results(&merged)));
+    let view = ReportView::of_results(&merged);
+    crate::report::stdout::print(&report::table::render(&view));
     for warning in &merged.analysis_warnings {
         eprintln!("abtest: warning: {warning}");
     }
-    Ok(merged.verdict.map_or(exit::SUCCESS, |v| v.exit_code()))
+    Ok(view.exit_code())
 }

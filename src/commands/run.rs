@@ -50,7 +50,7 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
         );
     }
     outcome?;
-    Ok(results.verdict.map_or(exit::SUCCESS, |v| v.exit_code()))
+    Ok(view.exit_code())
 }
 
 /// Every connection is a file descriptor: lift the soft limit to the hard one so a

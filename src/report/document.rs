@@ -6,7 +6,6 @@
 
 use super::{ReportView, classes, sections};
 use crate::stats::compare::Family;
-use crate::stats::verdict::Verdict;
 
 /// A table of a report.
 pub(crate) struct Table {
@@ -27,7 +26,7 @@ pub(crate) trait Markup {
     /// The document's start and its title.
     fn title(&mut self, text: &str);
     /// The one-sentence result, marked by the overall verdict.
-    fn headline(&mut self, text: &str, verdict: Option<Verdict>);
+    fn headline(&mut self, text: &str, status: Option<&str>);
     /// Before the results table: HTML draws the change chart there.
     fn lead(&mut self, _view: &ReportView<'_>) -> anyhow::Result<()> {
         Ok(())
@@ -61,7 +60,7 @@ pub(crate) trait Markup {
 /// Draws the report of `view` with `markup`.
 pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::Result<String> {
     markup.title(&format!("abtest: {} vs {}", view.names[0], view.names[1]));
-    markup.headline(&view.headline(), view.verdict);
+    markup.headline(&view.headline(), view.status_label());
     markup.lead(view)?;
     markup.table(&results_table(view, Family::Confirmatory, "results"));
     if view.has(Family::Explanatory) {

@@ -8,12 +8,11 @@ use super::document::{self, Markup, Table};
 use super::{ReportView, charts};
 use crate::stats::compare::Family;
 use crate::stats::metric::Metric;
-use crate::stats::verdict::Verdict;
 
 const STYLE: &str = "body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:980px;color:#222}\
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}\
 td.num,th.num{text-align:right}.verdict{font-size:1.3em;padding:.6em 1em;border-radius:6px}\
-.GO{background:#d8f5d0}.NO-GO{background:#f9d0d0}.INCONCLUSIVE{background:#fdf0c8}.none{background:#eef}\
+.GO{background:#d8f5d0}.NO-GO{background:#f9d0d0}.INCONCLUSIVE{background:#fdf0c8}.PARTIAL{background:#f3d9fa;border:2px dashed #7a2a8c}.none{background:#eef}\
 td.GO{color:#176b00;font-weight:bold}td.NO-GO{color:#a00;font-weight:bold}td.INCONCLUSIVE{color:#8a6d00}\
 td.significant{font-weight:bold}figure{margin:1em 0}code,pre{background:#f4f4f4;padding:2px 4px}pre{padding:8px;white-space:pre-wrap}";
 
@@ -37,8 +36,8 @@ impl Markup for Html {
         let _ = writeln!(self.out, "<h1>{}</h1>", escape(text));
     }
 
-    fn headline(&mut self, text: &str, verdict: Option<Verdict>) {
-        let class = verdict.map_or("none", Verdict::as_str);
+    fn headline(&mut self, text: &str, status: Option<&str>) {
+        let class = status.unwrap_or("none");
         let _ = writeln!(
             self.out,
             "<p id=\"verdict\" class=\"verdict {class}\">{}</p>",

@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 
 use super::ReportView;
 use super::document::{self, Markup, Table};
-use crate::stats::verdict::Verdict;
 
 /// Renders the report as Jira wiki markup.
 pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
@@ -23,7 +22,7 @@ impl Markup for Jira {
         let _ = writeln!(self.out, "h1. {}\n", escape(text));
     }
 
-    fn headline(&mut self, text: &str, _verdict: Option<Verdict>) {
+    fn headline(&mut self, text: &str, _status: Option<&str>) {
         let _ = writeln!(self.out, "*Result:* {}\n", escape(text));
     }
 

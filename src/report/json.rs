@@ -5,7 +5,8 @@ use serde_json::json;
 
 use super::ReportView;
 
-/// Renders the comparisons, verdict, unchecked tolerances and warnings as pretty JSON.
+/// Renders the comparisons, verdict (PARTIAL and why, for a run that did not finish),
+/// the headline, unchecked tolerances and warnings as pretty JSON.
 pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
     let value = json!({
         "baseline": view.names[0],
@@ -14,6 +15,9 @@ pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
         "comparisons": view.comparisons,
         "query_classes": view.results.map_or(&[][..], |r| &r.query_classes),
         "verdict": view.verdict,
+        "status": view.status_label(),
+        "partial": view.partial,
+        "headline": view.headline(),
         "unchecked_tolerances": view.unchecked,
         "warnings": view.warnings,
     });

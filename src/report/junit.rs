@@ -1,8 +1,10 @@
 //! JUnit XML of a run's verdicts (`--junit FILE`), so a CI system shows each tolerance
 //! as a test: GitHub Actions, GitLab and Jenkins read this format natively. One test case
-//! per tolerance and thread level: passed for GO, failed for NO-GO, skipped with the
-//! reason for INCONCLUSIVE. Tolerances that could not be judged at all, and answers that
-//! differ, are test cases too, so the XML never says less than the exit code.
+//! per tolerance and thread level: passed for GO, failed for NO-GO and for INCONCLUSIVE
+//! (a change board cannot approve what the data could not decide; the failure's type
+//! says which). Tolerances that could not be judged at all, answers that differ and a
+//! run that did not finish its plan are test cases too, so the XML never says less than
+//! the exit code. Only a run without any tolerance is skipped: there was nothing to test.
 
 use std::fmt::Write as _;
 
@@ -17,7 +19,8 @@ struct Case {
 
 enum Outcome {
     Passed,
-    Failed(String),
+    /// Failed, with the failure's type (NO-GO, INCONCLUSIVE, PARTIAL) and message.
+    Failed(&'static str, String),
     Skipped(String),
 }
 
@@ -25,7 +28,7 @@ enum Outcome {
 pub(crate) fn render(view: &ReportView<'_>) -> String {
     let cases = cases(view);
     let count = |f: fn(&Outcome) -> bool| cases.iter().filter(|c| f(&c.outcome)).count();
-    let failures = count(|o| matches!(o, Outcome::Failed(_)));
+    let failures = count(|o| matches!(o, Outcome::Failed(..)));
     let skipped = count(|o| matches!(o, Outcome::Skipped(_)));
     let suite = escape(&format!("abtest: {} vs {}", view.names[0], view.names[1]));
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -45,10 +48,10 @@ pub(crate) fn render(view: &ReportView<'_>) -> String {
             Outcome::Passed => {
                 let _ = writeln!(xml, "    <testcase classname=\"abtest\" name=\"{name}\"/>");
             }
-            Outcome::Failed(message) => {
+            Outcome::Failed(kind, message) => {
                 let _ = writeln!(
                     xml,
-                    "    <testcase classname=\"abtest\" name=\"{name}\">\n      <failure message=\"{m}\" type=\"NO-GO\">{m}</failure>\n    </testcase>",
+                    "    <testcase classname=\"abtest\" name=\"{name}\">\n      <failure message=\"{m}\" type=\"{kind}\">{m}</failure>\n    </testcase>",
                     m = escape(message)
                 );
             }
@@ -85,9 +88,15 @@ fn cases(view: &ReportView<'_>) -> Vec<Case> {
                 .find(|r| r.starts_with(&reason_prefix(c)));
             let outcome = match (c.verdict, reason) {
                 (Some(Verdict::Go), _) => Outcome::Passed,
-                (Some(Verdict::NoGo), _) => Outcome::Failed(format!("NO-GO: {bound} ({label})")),
-                (_, Some(reason)) => Outcome::Skipped(format!("INCONCLUSIVE: {reason}")),
-                _ => Outcome::Skipped(format!("INCONCLUSIVE: {bound} ({label})")),
+                (Some(Verdict::NoGo), _) => {
+                    Outcome::Failed("NO-GO", format!("NO-GO: {bound} ({label})"))
+                }
+                (_, Some(reason)) => inconclusive(reason),
+                (None, None) if view.partial.is_some() => Outcome::Failed(
+                    "PARTIAL",
+                    "no verdict: the run did not finish its plan".into(),
+                ),
+                _ => inconclusive(&format!("{bound} ({label})")),
             };
             Some(Case { name, outcome })
         })
@@ -100,7 +109,7 @@ fn cases(view: &ReportView<'_>) -> Vec<Case> {
         if !has_case {
             cases.push(Case {
                 name: format!("tolerance not judged: {reason}"),
-                outcome: Outcome::Skipped(format!("INCONCLUSIVE: {reason}")),
+                outcome: inconclusive(reason),
             });
         }
     }
@@ -110,8 +119,14 @@ fn cases(view: &ReportView<'_>) -> Vec<Case> {
             outcome: if !check.answers_differ() {
                 Outcome::Passed
             } else {
-                Outcome::Failed(check.summary())
+                Outcome::Failed("NO-GO", check.summary())
             },
+        });
+    }
+    if let Some(why) = &view.partial {
+        cases.push(Case {
+            name: "the run finished its plan".into(),
+            outcome: Outcome::Failed("PARTIAL", format!("PARTIAL: {why}")),
         });
     }
     if cases.is_empty() {
@@ -121,6 +136,11 @@ fn cases(view: &ReportView<'_>) -> Vec<Case> {
         });
     }
     cases
+}
+
+/// A failed case for a tolerance the data could not decide.
+fn inconclusive(why: &str) -> Outcome {
+    Outcome::Failed("INCONCLUSIVE", format!("INCONCLUSIVE: {why}"))
 }
 
 /// How a reason for an unjudged tolerance starts when it is about comparison `c`.

@@ -44,6 +44,8 @@ pub(crate) struct ReportView<'a> {
     pub(crate) verdict_alpha: f64,
     /// The full results, when the report is about an abtest run.
     pub(crate) results: Option<&'a ResultsFile>,
+    /// Why the run gives no verdict, when it did not finish its plan.
+    pub(crate) partial: Option<String>,
 }
 
 impl<'a> ReportView<'a> {
@@ -70,6 +72,25 @@ impl<'a> ReportView<'a> {
                 .as_ref()
                 .map_or(0.05, AnalysisOptions::verdict_level),
             results: Some(results),
+            partial: results.partial.clone(),
+        }
+    }
+
+    /// The word the report leads with: PARTIAL for an unfinished run, else the verdict's.
+    pub(crate) fn status_label(&self) -> Option<&'static str> {
+        match (&self.partial, self.verdict) {
+            (Some(_), _) => Some("PARTIAL"),
+            (None, verdict) => verdict.map(Verdict::as_str),
+        }
+    }
+
+    /// The exit code of what the report says: PARTIAL for an unfinished run, else the
+    /// verdict's (0 without one).
+    pub(crate) fn exit_code(&self) -> i32 {
+        match (&self.partial, self.verdict) {
+            (Some(_), _) => crate::exit::PARTIAL,
+            (None, Some(verdict)) => verdict.exit_code(),
+            (None, None) => crate::exit::SUCCESS,
         }
     }
 
@@ -94,6 +115,12 @@ impl<'a> ReportView<'a> {
     /// tolerances that decided it, so it never contradicts the verdict.
     pub(crate) fn headline(&self) -> String {
         let estimate = self.tps_estimate();
+        if let Some(why) = &self.partial {
+            return format!(
+                "PARTIAL: no verdict from a run that did not finish: {why}. What the finished \
+                 rounds say so far: {estimate}"
+            );
+        }
         match self.verdict {
             Some(verdict) => format!(
                 "{}: {} {estimate}",

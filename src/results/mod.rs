@@ -6,6 +6,7 @@ mod checks;
 pub(crate) mod classes;
 pub(crate) mod merge;
 pub(crate) mod noise;
+mod partial;
 mod sampling;
 mod schema;
 mod storage;
@@ -362,6 +363,9 @@ pub(crate) struct ResultsFile {
     /// The looks of a run with `--until`, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) looks: Vec<Look>,
+    /// Why the run gives no verdict, when it did not finish its plan (`partial`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) partial: Option<String>,
     /// Why a run with `--until` stopped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) stopped: Option<String>,

@@ -13,8 +13,16 @@ use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
 
 impl ResultsFile {
-    /// Re-analyses the completed rounds with `options` and stores the outcome.
+    /// Re-analyses the completed rounds with `options` and stores the outcome; a run
+    /// that did not finish its plan gets no verdict (`partial`).
     pub(crate) fn analyze(&mut self, options: &AnalysisOptions) {
+        self.judge_rounds(options);
+        self.withhold_if_unfinished();
+    }
+
+    /// Re-analyses the completed rounds with `options` and stores the outcome, verdicts
+    /// included whether or not the run finished: what a look of a running run reads.
+    pub(crate) fn judge_rounds(&mut self, options: &AnalysisOptions) {
         let completed = || {
             self.rounds
                 .iter()

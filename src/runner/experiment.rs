@@ -66,6 +66,7 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
         verdict: None,
         warnings: plan.warnings.clone(),
         analysis_warnings: Vec::new(),
+        partial: None,
         error: None,
         looks: Vec::new(),
         stopped: None,

@@ -40,7 +40,7 @@ pub(crate) fn after_round(
         verdict_alpha: Some(sequential.design.verdict_alpha_at(k)),
         ..plan.analysis.clone()
     };
-    results.analyze(&options);
+    results.judge_rounds(&options);
     let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
     let look = Look {
         look: k as u32 + 1,
@@ -56,6 +56,8 @@ pub(crate) fn after_round(
     let reason = stop_reason(sequential.until, &look, last);
     results.looks.push(look);
     results.stopped.clone_from(&reason);
+    // The look decides; the file saved while the run goes on shows no verdict.
+    results.withhold_if_unfinished();
     reason
 }
 

@@ -11,7 +11,7 @@ use super::{run_rounds, run_rounds_with};
 use crate::exit::Interrupted;
 use crate::plan::{Plan, Sequential};
 use crate::profile::Side;
-use crate::results::{ResultsFile, RoundRecord, RoundStatus};
+use crate::results::{ResultsFile, RoundRecord, RoundStatus, RunStatus};
 use crate::runner::backend::{Backend, HookPoint};
 use crate::runner::experiment::{new_results, resumed};
 use crate::runner::looks::final_analysis;

@@ -141,6 +141,7 @@ fn simulate(runs: u64, sim: Sim) -> Vec<Outcome> {
                 &AtomicBool::new(false),
             )
             .unwrap();
+            results.status = RunStatus::Completed;
             results.analyze(&final_analysis(&plan, &results));
             let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
             let half = |ci: Option<[f64; 2]>| ci.map(|[lo, hi]| (hi - lo) / 2.0);

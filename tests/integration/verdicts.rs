@@ -126,7 +126,8 @@ fn a_saved_run_gates_ci_like_the_run() {
     }
     let render_only = sandbox.run(&["report", RUN, "--no-verdict-exit"]);
     assert_eq!(render_only.status.code(), Some(0));
-    // INCONCLUSIVE is a skipped test case with its reason; GO a passed one.
+    // INCONCLUSIVE is a failed test case of its own type, with its reason; GO a passed
+    // one: CI must not pass what the data could not decide.
     let output = sandbox.run(&[
         "analyze",
         RUN,
@@ -140,7 +141,7 @@ fn a_saved_run_gates_ci_like_the_run() {
     assert_eq!(output.status.code(), Some(4));
     let xml = std::fs::read_to_string(junit).unwrap();
     assert!(
-        xml.contains("tests=\"3\" failures=\"0\" skipped=\"2\""),
+        xml.contains("tests=\"3\" failures=\"2\" skipped=\"0\""),
         "{xml}"
     );
     assert!(
@@ -150,7 +151,10 @@ fn a_saved_run_gates_ci_like_the_run() {
         "{xml}"
     );
     assert!(
-        xml.contains("<skipped message=\"INCONCLUSIVE: latency p99.9 (ms): not in the data\"/>"),
+        xml.contains(
+            "<failure message=\"INCONCLUSIVE: latency p99.9 (ms): not in the data\" \
+             type=\"INCONCLUSIVE\">"
+        ),
         "{xml}"
     );
     // The JUnit file may not replace the saved run or the report, nor mix into it on
@@ -361,4 +365,68 @@ fn an_answer_check_that_compared_nothing_never_passes_for_agreement() {
         stdout.contains("none of the 12 sampled read statements could be compared"),
         "{stdout}"
     );
+}
+
+/// The fixture with its status set to `status` and, when `drop_last`, its last round
+/// gone, saved in the sandbox.
+fn unfinished(sandbox: &Sandbox, name: &str, status: &str, drop_last: bool) -> String {
+    let text = std::fs::read_to_string(crate::support::repo().join(RUN)).unwrap();
+    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+    run["status"] = status.into();
+    if drop_last {
+        run["rounds"].as_array_mut().unwrap().pop();
+    }
+    let path = sandbox.path(name);
+    run["plan"]["outputs"]["json"] = path.to_str().unwrap().into();
+    std::fs::write(&path, serde_json::to_string_pretty(&run).unwrap()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_run_that_did_not_finish_is_partial_never_go() {
+    let sandbox = Sandbox::new();
+    let junit = sandbox.path("partial.xml");
+    let junit = junit.to_str().unwrap();
+    // With a 45 % tolerance the fixture's rounds say GO; unfinished, they say nothing.
+    for (status, drop_last, why) in [
+        (
+            "interrupted",
+            true,
+            "the run was interrupted (5 baseline and 4 variant of 5",
+        ),
+        ("running", true, "saved while the run was still going"),
+        ("failed", false, "the run stopped on an error"),
+        ("completed", true, "1 planned round(s) did not complete"),
+    ] {
+        let file = unfinished(&sandbox, &format!("{status}.json"), status, drop_last);
+        for format in ["table", "markdown", "html", "jira", "json"] {
+            let output = sandbox.run(&[
+                "report",
+                &file,
+                "--max-tps-loss",
+                "45%",
+                "--format",
+                format,
+                "--junit",
+                junit,
+            ]);
+            let (stdout, stderr) = text(&output);
+            assert_eq!(output.status.code(), Some(5), "{status} {format}: {stderr}");
+            assert!(stdout.contains("PARTIAL"), "{status} {format}: {stdout}");
+            assert!(stdout.contains(why), "{status} {format}: {stdout}");
+            assert!(!stdout.contains("GO:"), "{status} {format}: {stdout}");
+            if format == "json" {
+                let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+                assert!(json["verdict"].is_null(), "{status}: {}", json["verdict"]);
+            }
+            let xml = std::fs::read_to_string(junit).unwrap();
+            assert!(xml.contains("type=\"PARTIAL\""), "{status}: {xml}");
+            assert!(!xml.contains("skipped=\"1\""), "{status}: {xml}");
+        }
+        let output = sandbox.run(&["analyze", &file, "--max-tps-loss", "45%"]);
+        assert_eq!(output.status.code(), Some(5), "{status}: analyze");
+    }
+    // The finished run, for contrast: GO, exit 0.
+    let output = sandbox.run(&["report", RUN, "--max-tps-loss", "45%"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
 }

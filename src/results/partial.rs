@@ -1,0 +1,98 @@
+//! A run that did not finish its plan gives no verdict. Its rounds still estimate the
+//! change, but a fixed design judged at an unplanned stop is an extra look nobody paid
+//! α for, and a change board reads GO as "the run said so". So an interrupted, failed or
+//! still-running run, or one whose planned rounds did not all complete, is PARTIAL: the
+//! verdicts are withheld, the headline says what is missing, and the exit code is its
+//! own. A run its looks or its answers check stopped on purpose is finished.
+
+use super::{ResultsFile, RoundStatus, RunStatus};
+use crate::profile::Side;
+
+impl ResultsFile {
+    /// What is missing from the run, in words, or `None` when it finished its plan.
+    pub(crate) fn unfinished(&self) -> Option<String> {
+        let progress = self.progress();
+        let resume = match &self.plan.outputs.json {
+            Some(path) => format!("`abtest --resume {}` finishes it", path.display()),
+            None => "`abtest --resume` with its results file finishes it".to_string(),
+        };
+        match self.status {
+            RunStatus::Running => Some(format!(
+                "the file was saved while the run was still going ({progress}); wait for it \
+                 to finish, or if it was killed, {resume}"
+            )),
+            RunStatus::Interrupted => {
+                Some(format!("the run was interrupted ({progress}); {resume}"))
+            }
+            RunStatus::Failed => Some(format!(
+                "the run stopped on an error ({progress}{}); {resume}",
+                self.error
+                    .as_deref()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default()
+            )),
+            RunStatus::Completed if self.stopped.is_none() && self.missing_rounds() > 0 => {
+                Some(format!(
+                    "{} planned round(s) did not complete ({progress})",
+                    self.missing_rounds()
+                ))
+            }
+            RunStatus::Completed => None,
+        }
+    }
+
+    /// Withholds every verdict of an unfinished run, saying why: after the analysis
+    /// judged the rounds, and after a look of a running run was recorded.
+    pub(crate) fn withhold_if_unfinished(&mut self) {
+        self.partial = self.unfinished();
+        if self.partial.is_some() {
+            self.verdict = None;
+            for comparison in &mut self.comparisons {
+                comparison.verdict = None;
+            }
+        }
+    }
+
+    /// Completed rounds per side and level against the plan: "14 of 30 rounds per side
+    /// completed at 8 threads".
+    fn progress(&self) -> String {
+        let planned = self.plan.schedule.rounds;
+        let levels: Vec<String> = self
+            .plan
+            .schedule
+            .levels
+            .iter()
+            .map(|&threads| {
+                let done = Side::BOTH.map(|side| self.completed(side, threads));
+                let done = if done[0] == done[1] {
+                    done[0].to_string()
+                } else {
+                    format!("{} baseline and {} variant", done[0], done[1])
+                };
+                format!("{done} of {planned} rounds per side completed at {threads} threads")
+            })
+            .collect();
+        levels.join(", ")
+    }
+
+    fn completed(&self, side: Side, threads: u32) -> u32 {
+        self.rounds
+            .iter()
+            .filter(|r| {
+                r.side == side && r.threads == threads && r.status == RoundStatus::Completed
+            })
+            .count() as u32
+    }
+
+    /// Planned rounds that did not complete, over both sides and every level.
+    fn missing_rounds(&self) -> u32 {
+        let planned = self.plan.schedule.rounds;
+        self.plan
+            .schedule
+            .levels
+            .iter()
+            .flat_map(|&threads| Side::BOTH.map(|side| self.completed(side, threads)))
+            .map(|done| planned.saturating_sub(done))
+            .sum()
+    }
+}
