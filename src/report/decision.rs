@@ -82,6 +82,9 @@ pub(crate) fn tolerance_name(c: &Comparison, tolerance: f64) -> String {
 fn bound_text(c: &Comparison) -> Option<String> {
     let tolerance = c.tolerance_pct?;
     let Some([lo, hi]) = c.verdict_ci_pct else {
+        if c.blocks.is_some_and(|b| b.imbalance.is_some()) {
+            return Some("not judged: the load adjustment was refused".into());
+        }
         return Some("has no interval".into());
     };
     let verdict = c.verdict.unwrap_or(Verdict::Inconclusive);

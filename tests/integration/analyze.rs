@@ -584,3 +584,74 @@ fn plan_rounds_plans_for_the_t_test_and_the_pilots_own_noise() {
         "{stdout}"
     );
 }
+
+/// The thread-pool example analysed by ABBA blocks, every round given the other
+/// processes' CPU it met: a wandering neighbour, plus `shift` points in the variant's
+/// rounds.
+fn with_neighbour(sandbox: &Sandbox, name: &str, shift: f64) -> String {
+    let path = crate::support::repo().join("examples/thread-pool/results.json");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    run["analysis"]["blocking"] = "blocks".into();
+    for (i, round) in run["rounds"].as_array_mut().unwrap().iter_mut().enumerate() {
+        let moved = if round["side"] == "variant" {
+            shift
+        } else {
+            0.0
+        };
+        let load = 30.0 + 12.0 * ((i as f64) * 1.7).sin() + moved;
+        round["host_load"] = serde_json::json!({
+            "steal_pct": 0.0, "runnable": 1.0, "other_cpu_pct": load
+        });
+    }
+    let copy = sandbox.path(name);
+    run["plan"]["outputs"] = serde_json::json!({ "json": copy.to_str().unwrap() });
+    std::fs::write(&copy, run.to_string()).unwrap();
+    copy.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_saved_run_is_judged_again_with_or_without_the_load_adjustment() {
+    let sandbox = Sandbox::new();
+    // The variant's rounds met 15 points more of the neighbour's CPU: the adjustment,
+    // asked for, is refused with the reason and decides nothing.
+    let moved = with_neighbour(&sandbox, "moved.json", 15.0);
+    for command in ["analyze", "report"] {
+        let output = sandbox.run(&[
+            command,
+            &moved,
+            "--max-tps-loss",
+            "5%",
+            "--adjust",
+            "host-load",
+        ]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(4), "{command}: {stdout}{stderr}");
+        assert!(
+            stdout.contains("--adjust host-load was refused: the variant's rounds met +14.8"),
+            "{command}: {stdout}"
+        );
+        assert!(stdout.contains("re-analyse with --adjust none"), "{stdout}");
+        // The hint works where it is printed.
+        let output = sandbox.run(&[command, &moved, "--max-tps-loss", "5%", "--adjust", "none"]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{command}: {stdout}{stderr}");
+        assert!(stdout.contains("GO: TPS"), "{command}: {stdout}");
+    }
+    // Balanced load: adjusted, and the report says so.
+    let balanced = with_neighbour(&sandbox, "balanced.json", 0.0);
+    let output = sandbox.run(&[
+        "report",
+        &balanced,
+        "--adjust",
+        "host-load",
+        "--format",
+        "markdown",
+    ]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("passed the balance check"), "{stdout}");
+    // A value that is not one is a usage error.
+    let output = sandbox.run(&["analyze", &balanced, "--adjust", "cpu"]);
+    assert_eq!(output.status.code(), Some(2));
+}

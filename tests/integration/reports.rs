@@ -240,3 +240,95 @@ fn the_change_chart_keeps_the_decision_visible() {
         "a tolerance line crosses the TPS row"
     );
 }
+
+/// The thread-pool example analysed by ABBA blocks, as a run of today's is, saved in the
+/// sandbox: its blocks' change differs from the ratio of the plain side means.
+fn block_analysed(sandbox: &Sandbox) -> String {
+    let path = crate::support::repo().join("examples/thread-pool/results.json");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    run["analysis"]["blocking"] = "blocks".into();
+    let copy = sandbox.path("blocks.json");
+    run["plan"]["outputs"] = serde_json::json!({ "json": copy.to_str().unwrap() });
+    std::fs::write(&copy, run.to_string()).unwrap();
+    copy.to_str().unwrap().to_string()
+}
+
+/// The numbers of a row: every figure in it, signs kept.
+fn numbers(row: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for ch in row.chars().chain([' ']) {
+        if ch.is_ascii_digit() || ch == '.' || ((ch == '-' || ch == '+') && current.is_empty()) {
+            current.push(ch);
+        } else {
+            if current.chars().any(|c| c.is_ascii_digit()) {
+                out.push(current.trim_end_matches('.').parse().unwrap());
+            }
+            current.clear();
+        }
+    }
+    out
+}
+
+#[test]
+fn every_format_shows_the_figures_the_change_is_computed_from() {
+    let sandbox = Sandbox::new();
+    let file = block_analysed(&sandbox);
+    let output = sandbox.run(&["report", &file, "--format", "json", "--no-verdict-exit"]);
+    let json: serde_json::Value = serde_json::from_str(&text(&output).0).unwrap();
+    let mut checked = 0;
+    for c in json["comparisons"].as_array().unwrap() {
+        let [b, v] = [0, 1].map(|i| c["estimate_means"][i].as_f64().unwrap());
+        let change = c["change_pct"].as_f64().unwrap();
+        if c["metric"] == "error_rate" {
+            // A rate is compared in points.
+            assert!((v - b - change).abs() < 1e-9, "{c}");
+            continue;
+        }
+        assert!((100.0 * (v / b - 1.0) - change).abs() < 1e-6, "{c}");
+        let plain = 100.0
+            * (c["variant"]["mean"].as_f64().unwrap() / c["baseline"]["mean"].as_f64().unwrap()
+                - 1.0);
+        checked += usize::from((plain - change).abs() > 0.1);
+    }
+    assert!(
+        checked > 0,
+        "the fixture must tell the plain means from the blocks'"
+    );
+    for format in ["table", "markdown", "jira", "html"] {
+        let output = sandbox.run(&["report", &file, "--format", format, "--no-verdict-exit"]);
+        let page = text(&output).0;
+        let rows: Vec<&str> = match format {
+            "html" => page.split("<tr").collect(),
+            _ => page.lines().collect(),
+        };
+        let mut seen = 0;
+        for label in ["TPS", "latency mean (ms)"] {
+            for row in rows.iter().filter(|r| {
+                [
+                    format!("┆ {label} "),
+                    format!("| {label} |"),
+                    format!("|{label}|"),
+                    format!("<td>{label}</td>"),
+                ]
+                .iter()
+                .any(|cell| r.contains(cell.as_str()))
+            }) {
+                let n = numbers(row);
+                if n.len() < 4 {
+                    continue; // a header that names the metric
+                }
+                let (b, v, change) = (n[1], n[2], n[3]);
+                let implied = 100.0 * (v / b - 1.0);
+                // Figures print to a tenth of a TPS or a thousandth of a ms.
+                assert!(
+                    (implied - change).abs() < 0.05,
+                    "{format}: {label} shows {b} and {v}, i.e. {implied:+.2} %, beside {change:+.2} %: {row}"
+                );
+                seen += 1;
+            }
+        }
+        assert!(seen >= 4, "{format}: {seen} rows checked\n{page}");
+    }
+}
