@@ -279,7 +279,7 @@ mod tests {
         let mut plan = example::external(4, &[8]);
         plan.sequential = Some(crate::plan::Sequential {
             until: crate::stats::sequential::Until::Decided,
-            design: crate::stats::sequential::Design::new(8, 2, 0.05),
+            design: crate::stats::sequential::Design::new(8, 2, 0.05, None),
             max_time: std::time::Duration::from_secs(60),
         });
         assert!(refusal(&plan).contains("looks"));
@@ -302,7 +302,7 @@ mod tests {
         plan.schedule.rounds = 4;
         plan.sequential = Some(crate::plan::Sequential {
             until: crate::stats::sequential::Until::Decided,
-            design: crate::stats::sequential::Design::new(4, 2, 0.05),
+            design: crate::stats::sequential::Design::new(4, 2, 0.05, None),
             max_time: std::time::Duration::from_secs(60),
         });
         assert!(refusal(&plan).contains("--until"));

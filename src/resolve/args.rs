@@ -318,7 +318,7 @@ pub(crate) fn budget(
     }
     Ok(Some(Sequential {
         until,
-        design: Design::new(rounds, args.looks, analysis.alpha),
+        design: Design::new(rounds, args.looks, analysis.alpha, Some(analysis.blocking)),
         max_time,
     }))
 }

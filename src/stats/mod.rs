@@ -16,6 +16,7 @@ pub(crate) mod paired;
 pub(crate) mod power;
 pub(crate) mod sequential;
 pub(crate) mod summary;
+pub(crate) mod t_looks;
 pub(crate) mod verdict;
 pub(crate) mod welch;
 

@@ -7,10 +7,14 @@
 //! repeated confidence interval: the estimate ± the look's critical value in standard
 //! errors, which holds its coverage at whichever look the run stops.
 //!
-//! The boundaries are computed for normal statistics; a look tests its t statistic (a
-//! few rounds or blocks per side) at the boundary's nominal level, with its own degrees
-//! of freedom (the "significance level" approach, Jennison & Turnbull 2000, §3.8). The
-//! simulations in the runner's tests check the error rates this gives.
+//! The boundaries are computed for normal statistics, and a look tests a t statistic on
+//! a few blocks. A design that knows its unit of analysis (every run planned since) gets
+//! its levels on the t scale (`stats::t_looks`): critical values of the looks' joint t
+//! law, turned into nominal levels of each look's own t distribution. Designs saved
+//! without a unit test each t at the normal boundary's nominal level (the "significance
+//! level" approach, Jennison & Turnbull 2000, §3.8), which spends slightly more than α;
+//! they are re-analysed as they ran. The simulations in the runner's tests check the
+//! error rates.
 //!
 //! Runs saved before these boundaries spent α·t³ at each look by the union bound;
 //! resuming one keeps that rule.
@@ -18,6 +22,7 @@
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
+use super::blocked::Blocking;
 use super::boundaries::{Tails, obrien_fleming_boundaries};
 
 /// When a run with a budget stops early.
@@ -42,6 +47,9 @@ pub(crate) struct Design {
     pub(crate) alpha: f64,
     /// How α is spent over the looks.
     pub(crate) spending: Spending,
+    /// The unit of the analysis, whose count at a look gives its t statistic's degrees of
+    /// freedom; `None` (designs saved before) tests at the normal-theory levels.
+    pub(crate) unit: Option<Blocking>,
     /// Per look: the two-sided level of significance and the one-sided level of verdicts.
     levels: Vec<[f64; 2]>,
 }
@@ -53,11 +61,13 @@ struct SavedDesign {
     alpha: f64,
     #[serde(default)]
     spending: Spending,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unit: Option<Blocking>,
 }
 
 impl From<SavedDesign> for Design {
     fn from(saved: SavedDesign) -> Design {
-        Design::with(saved.rounds, saved.alpha, saved.spending)
+        Design::with(saved.rounds, saved.alpha, saved.spending, saved.unit)
     }
 }
 
@@ -67,6 +77,7 @@ impl From<Design> for SavedDesign {
             rounds: design.rounds,
             alpha: design.alpha,
             spending: design.spending,
+            unit: design.unit,
         }
     }
 }
@@ -84,7 +95,7 @@ pub(crate) enum Spending {
 
 /// The smallest nominal level a look tests at: a look that spends less (an early look
 /// of a long design) is as good as unable to reject, and its t quantile stays finite.
-const SMALLEST_LEVEL: f64 = 1e-12;
+pub(crate) const SMALLEST_LEVEL: f64 = 1e-12;
 
 /// The share of α spent when a fraction `t` of the rounds is done, union-bound rule.
 fn cubic_spent(alpha: f64, t: f64) -> f64 {
@@ -94,24 +105,30 @@ fn cubic_spent(alpha: f64, t: f64) -> f64 {
 impl Design {
     /// Up to `looks` looks over `max_rounds` rounds per side, each at a whole number of
     /// round pairs (so that every side has as many rounds as the other), the first at 2
-    /// or more rounds per side.
-    pub(crate) fn new(max_rounds: u32, looks: u32, alpha: f64) -> Design {
+    /// or more rounds per side; with the `unit` of the analysis, on the t scale.
+    pub(crate) fn new(max_rounds: u32, looks: u32, alpha: f64, unit: Option<Blocking>) -> Design {
         let pairs = (max_rounds / 2).max(1);
         let looks = looks.clamp(1, pairs);
         let mut rounds: Vec<u32> = (1..=looks)
             .map(|k| 2 * (k * pairs).div_ceil(looks))
             .collect();
         rounds.dedup();
-        Design::with(rounds, alpha, Spending::ObrienFleming)
+        Design::with(rounds, alpha, Spending::ObrienFleming, unit)
     }
 
     /// The design of these looks, with its levels. Looks that are not increasing or an
     /// α outside (0, 0.5) get no levels: plan validation refuses them.
-    pub(crate) fn with(rounds: Vec<u32>, alpha: f64, spending: Spending) -> Design {
+    pub(crate) fn with(
+        rounds: Vec<u32>,
+        alpha: f64,
+        spending: Spending,
+        unit: Option<Blocking>,
+    ) -> Design {
         let mut design = Design {
             rounds,
             alpha,
             spending,
+            unit,
             levels: Vec::new(),
         };
         let valid = !design.rounds.is_empty()
@@ -158,6 +175,14 @@ impl Design {
                     .collect()
             }
             Spending::ObrienFleming => {
+                let units: Option<Vec<u32>> = self
+                    .unit
+                    .map(|unit| self.rounds.iter().map(|&r| units_at(r, unit)).collect());
+                if let Some(levels) =
+                    units.and_then(|units| super::t_looks::t_levels(&units, &fractions, self.alpha))
+                {
+                    return levels;
+                }
                 let tail = |c: f64| Normal::standard().cdf(-c);
                 let two = obrien_fleming_boundaries(&fractions, self.alpha, Tails::Two);
                 let one = obrien_fleming_boundaries(&fractions, self.alpha, Tails::One);
@@ -180,13 +205,29 @@ impl Design {
     }
 }
 
+/// The units a look's t statistic is computed over, `rounds` per side: ABBA blocks (at
+/// least two: a look with one is compared on rounds, and spends next to nothing), adjacent
+/// pairs, or for independent rounds the 2n − 1 units of a t on 2n − 2 degrees of freedom.
+fn units_at(rounds: u32, unit: Blocking) -> u32 {
+    match unit {
+        Blocking::Blocks => (rounds / 2).max(2),
+        Blocking::Pairs => rounds.max(2),
+        Blocking::Rounds => (2 * rounds).saturating_sub(1).max(2),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn looks_fall_on_pairs_and_spend_exactly_alpha_under_the_old_rule() {
-        let design = Design::with(vec![4, 8, 12, 16, 20], 0.05, Spending::CubicUnionBound);
+        let design = Design::with(
+            vec![4, 8, 12, 16, 20],
+            0.05,
+            Spending::CubicUnionBound,
+            None,
+        );
         assert_eq!(design.rounds, [4, 8, 12, 16, 20]);
         let total: f64 = (0..5).map(|k| design.alpha_at(k)).sum();
         assert!((total - 0.05).abs() < 1e-15, "{total}");
@@ -199,16 +240,16 @@ mod tests {
 
     #[test]
     fn a_short_budget_has_fewer_looks() {
-        assert_eq!(Design::new(6, 5, 0.05).rounds, [2, 4, 6]);
-        assert_eq!(Design::new(7, 2, 0.05).rounds, [4, 6]);
-        assert_eq!(Design::new(2, 5, 0.05).rounds, [2]);
-        assert!((Design::new(2, 5, 0.05).alpha_at(0) - 0.05).abs() < 1e-9);
-        assert!((Design::new(2, 5, 0.05).verdict_alpha_at(0) - 0.05).abs() < 1e-9);
+        assert_eq!(Design::new(6, 5, 0.05, None).rounds, [2, 4, 6]);
+        assert_eq!(Design::new(7, 2, 0.05, None).rounds, [4, 6]);
+        assert_eq!(Design::new(2, 5, 0.05, None).rounds, [2]);
+        assert!((Design::new(2, 5, 0.05, None).alpha_at(0) - 0.05).abs() < 1e-9);
+        assert!((Design::new(2, 5, 0.05, None).verdict_alpha_at(0) - 0.05).abs() < 1e-9);
     }
 
     #[test]
     fn exact_boundaries_keep_most_of_alpha_for_the_last_look() {
-        let design = Design::new(20, 5, 0.05);
+        let design = Design::new(20, 5, 0.05, None);
         // z = 4.877, 3.357, 2.680, 2.290, 2.031: the last look tests at 0.042, where
         // the union bound tested at 0.024.
         let levels: Vec<f64> = (0..5).map(|k| design.alpha_at(k)).collect();
