@@ -13,7 +13,7 @@ use crate::stats::compare::{self, Comparison, Sample, Unit, compare};
 use crate::stats::diagnostics::side_warnings;
 use crate::stats::fieller::fieller;
 use crate::stats::metric::Metric;
-use crate::stats::power::{Test, power};
+use crate::stats::power::{Test, block_power, power};
 use crate::stats::summary::Summary;
 use crate::stats::t_critical;
 use crate::stats::verdict::{self, Direction, Verdict};
@@ -378,7 +378,15 @@ fn judge(
             (comparison.change_pct / 100.0).abs(),
             Test::Significance,
         )));
-        comparison.power = Some(power(x.cv, y.cv, x.n.min(y.n), target, options.alpha));
+        let rounds = power(x.cv, y.cv, x.n.min(y.n), target, options.alpha);
+        comparison.power = Some(match comparison.blocks {
+            Some(b) => {
+                let size = b.blocking.rounds_per_block().unwrap_or(1);
+                let sd_log = b.se_log * (b.blocks as f64).sqrt();
+                block_power(rounds.cv, sd_log, (b.blocks, size), target, options.alpha)
+            }
+            None => rounds,
+        });
     }
     unjudged
 }

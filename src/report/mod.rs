@@ -241,14 +241,24 @@ impl<'a> ReportView<'a> {
                         "; about {n} {unit}s per side would decide at the {} % tolerance",
                         format::percent_figure(t)
                     ),
-                    (Some(n), None) => format!("; about {n} {unit}s per side would detect the observed change"),
+                    (Some(n), None) => {
+                        format!("; about {n} {unit}s per side would detect the observed change")
+                    }
                     _ => String::new(),
                 };
+                let noise = match (power.block_sd, c.blocks) {
+                    (Some(sd), Some(b)) => format!(
+                        "the {} vary by {:.1} % (SD of their ratios; rounds {:.1} % CV)",
+                        b.blocking.plural(),
+                        100.0 * sd,
+                        100.0 * power.cv
+                    ),
+                    _ => format!("rounds vary by {:.1} % (CV)", 100.0 * power.cv),
+                };
                 Some(format!(
-                    "{} at {} threads: rounds vary by {:.1} % (CV), so {} can detect a change of about {:.1} %{needed}",
+                    "{} at {} threads: {noise}, so {} can detect a change of about {:.1} %{needed}",
                     c.metric.spoken(),
                     c.threads,
-                    100.0 * power.cv,
                     c.unit.count(c.baseline.n.min(c.variant.n)),
                     100.0 * power.mde
                 ))
@@ -314,9 +324,10 @@ fn bounds_at_levels(phrases: &[String], levels: &[u32]) -> String {
     };
     let parts: Vec<(String, String)> = phrases.iter().map(|p| split(p)).collect();
     let shared = parts.len() > 1
-        && parts
-            .iter()
-            .all(|(words, figure)| *words == parts[0].0 && !figure.contains(" and "));
+        && parts.iter().all(|(words, figure)| {
+            // "not lower (at least +31.4 %)" has words after its figure: not shared.
+            *words == parts[0].0 && !figure.contains(" and ") && !figure.contains(')')
+        });
     if shared {
         let figures: Vec<String> = parts.iter().map(|(_, f)| f.clone()).collect();
         let levels: Vec<String> = levels.iter().map(u32::to_string).collect();

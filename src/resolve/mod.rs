@@ -12,7 +12,7 @@ use crate::exit::UsageError;
 use crate::placement::Placement;
 use crate::plan::{ClientOptions, Outputs, Plan, SidePlan, TargetSpec};
 use crate::profile::Side;
-use crate::schedule::{Connections, RoundOrder};
+use crate::schedule::{Connections, RoundOrder, Schedule};
 use crate::stats::blocked::Blocking;
 
 pub(crate) mod args;
@@ -64,6 +64,7 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         schedule.rewarm = None;
     }
     let sequential = args::budget(&cli.schedule, &mut schedule, &analysis)?;
+    warnings.extend(too_few_blocks(&schedule, &analysis, cli.schedule.max_time));
     let plan = Plan {
         sides,
         workload,
@@ -92,6 +93,55 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         &outputs::inputs(&plan, cli.workload.workload_file.as_deref()),
     )?;
     Ok(plan)
+}
+
+/// The fewest blocks (or pairs) per level whose interval can decide: three degrees of
+/// freedom. With two blocks the t quantile is 12.7 and intervals read "[−98, >+999]".
+const ENOUGH_BLOCKS: u32 = 4;
+
+/// Why a plan cannot decide, when each level gets fewer than [`ENOUGH_BLOCKS`] of the
+/// analysis's units: said before anything runs, with the rounds or budget that would.
+fn too_few_blocks(
+    schedule: &Schedule,
+    analysis: &AnalysisOptions,
+    max_time: Option<std::time::Duration>,
+) -> Option<String> {
+    let size = analysis.blocking.rounds_per_block()?;
+    let blocks = schedule.rounds / size;
+    if blocks >= ENOUGH_BLOCKS {
+        return None;
+    }
+    let needed = ENOUGH_BLOCKS * size;
+    let fix = match max_time {
+        Some(_) => {
+            let levels = schedule.levels.len() as u32;
+            let budget =
+                schedule.later_round_time() * (2 * levels * needed) + schedule.fixed_overhead();
+            let seconds = budget.as_secs().div_ceil(60) * 60;
+            format!(
+                "give --max-time {} or more{}",
+                humantime::format_duration(std::time::Duration::from_secs(seconds)),
+                if levels > 1 {
+                    ", or fewer --threads levels"
+                } else {
+                    ""
+                }
+            )
+        }
+        None => format!("give --rounds {needed} or more"),
+    };
+    let judged = if analysis.has_tolerance() {
+        "; a verdict from it will be INCONCLUSIVE unless the change is enormous"
+    } else {
+        ""
+    };
+    Some(format!(
+        "{} round(s) per side per thread level make {blocks} {} ({} degree(s) of freedom): \
+         too few for an interval that can decide{judged}; {fix}",
+        schedule.rounds,
+        analysis.blocking.plural(),
+        blocks.saturating_sub(1)
+    ))
 }
 
 /// A SET GLOBAL of a session variable in a `before_round` or `after_round` hook reaches

@@ -21,6 +21,11 @@ pub(crate) struct Power {
     pub(crate) mde: f64,
     /// Rounds per side needed to decide, when a target effect is known.
     pub(crate) rounds_needed: Option<u32>,
+    /// When the change is estimated block by block: the SD of the blocks' log ratios,
+    /// which the MDE and the rounds needed come from (the design's own noise, with the
+    /// drift the blocks cancel left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) block_sd: Option<f64>,
 }
 
 /// What a run is planned for.
@@ -180,6 +185,29 @@ pub(crate) fn power(
         cv,
         mde: minimum_detectable_effect(cv, n, alpha, 0.8, Test::Significance),
         rounds_needed: target.and_then(|(e, test)| rounds_needed(cv, e, alpha, 0.8, test)),
+        block_sd: None,
+    }
+}
+
+/// Power figures of an estimate made over `blocks` blocks of `size` rounds per side
+/// whose log ratios vary by `sd_log`: the t-test over blocks (B − 1 degrees of freedom)
+/// with the standard error s_d/√B, i.e. the rounds' formula with c = s_d/√2 and n = B.
+/// `cv` is the rounds' CV, kept for the record.
+pub(crate) fn block_power(
+    cv: f64,
+    sd_log: f64,
+    (blocks, size): (usize, u32),
+    target: Option<(f64, Test)>,
+    alpha: f64,
+) -> Power {
+    let per_block = sd_log / std::f64::consts::SQRT_2;
+    Power {
+        cv,
+        mde: minimum_detectable_effect(per_block, blocks, alpha, 0.8, Test::Significance),
+        rounds_needed: target
+            .and_then(|(e, test)| rounds_needed(per_block, e, alpha, 0.8, test))
+            .map(|b| b * size),
+        block_sd: Some(sd_log),
     }
 }
 
