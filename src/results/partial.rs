@@ -31,13 +31,11 @@ impl ResultsFile {
                     .map(|e| format!(": {e}"))
                     .unwrap_or_default()
             )),
-            RunStatus::Completed if self.stopped.is_none() && self.missing_rounds() > 0 => {
-                Some(format!(
-                    "{} planned round(s) did not complete ({progress})",
-                    self.missing_rounds()
-                ))
+            RunStatus::Completed => {
+                let missing = self.missing_rounds();
+                (self.stopped.is_none() && missing > 0)
+                    .then(|| format!("{missing} planned round(s) did not complete ({progress})"))
             }
-            RunStatus::Completed => None,
         }
     }
 

@@ -589,25 +589,20 @@ fn plan_rounds_plans_for_the_t_test_and_the_pilots_own_noise() {
 /// processes' CPU it met: a wandering neighbour, plus `shift` points in the variant's
 /// rounds.
 fn with_neighbour(sandbox: &Sandbox, name: &str, shift: f64) -> String {
-    let path = crate::support::repo().join("examples/thread-pool/results.json");
-    let mut run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    run["analysis"]["blocking"] = "blocks".into();
-    for (i, round) in run["rounds"].as_array_mut().unwrap().iter_mut().enumerate() {
-        let moved = if round["side"] == "variant" {
-            shift
-        } else {
-            0.0
-        };
-        let load = 30.0 + 12.0 * ((i as f64) * 1.7).sin() + moved;
-        round["host_load"] = serde_json::json!({
-            "steal_pct": 0.0, "runnable": 1.0, "other_cpu_pct": load
-        });
-    }
-    let copy = sandbox.path(name);
-    run["plan"]["outputs"] = serde_json::json!({ "json": copy.to_str().unwrap() });
-    std::fs::write(&copy, run.to_string()).unwrap();
-    copy.to_str().unwrap().to_string()
+    crate::support::edited_run(sandbox, "examples/thread-pool/results.json", name, |run| {
+        run["analysis"]["blocking"] = "blocks".into();
+        for (i, round) in run["rounds"].as_array_mut().unwrap().iter_mut().enumerate() {
+            let moved = if round["side"] == "variant" {
+                shift
+            } else {
+                0.0
+            };
+            let load = 30.0 + 12.0 * ((i as f64) * 1.7).sin() + moved;
+            round["host_load"] = serde_json::json!({
+                "steal_pct": 0.0, "runnable": 1.0, "other_cpu_pct": load
+            });
+        }
+    })
 }
 
 #[test]

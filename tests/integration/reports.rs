@@ -244,14 +244,14 @@ fn the_change_chart_keeps_the_decision_visible() {
 /// The thread-pool example analysed by ABBA blocks, as a run of today's is, saved in the
 /// sandbox: its blocks' change differs from the ratio of the plain side means.
 fn block_analysed(sandbox: &Sandbox) -> String {
-    let path = crate::support::repo().join("examples/thread-pool/results.json");
-    let mut run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    run["analysis"]["blocking"] = "blocks".into();
-    let copy = sandbox.path("blocks.json");
-    run["plan"]["outputs"] = serde_json::json!({ "json": copy.to_str().unwrap() });
-    std::fs::write(&copy, run.to_string()).unwrap();
-    copy.to_str().unwrap().to_string()
+    crate::support::edited_run(
+        sandbox,
+        "examples/thread-pool/results.json",
+        "blocks.json",
+        |run| {
+            run["analysis"]["blocking"] = "blocks".into();
+        },
+    )
 }
 
 /// The numbers of a row: every figure in it, signs kept.

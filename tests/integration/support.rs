@@ -456,3 +456,21 @@ impl Sandbox {
         }
     }
 }
+
+/// A saved run from the repository (`relative` to its root), changed by `edit` and
+/// written into the sandbox as `name` with its results path pointing at the copy, so
+/// that reports of it never name the original; returns the copy's path.
+pub fn edited_run(
+    sandbox: &Sandbox,
+    relative: &str,
+    name: &str,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> String {
+    let text = std::fs::read_to_string(repo().join(relative)).unwrap();
+    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edit(&mut run);
+    let copy = sandbox.path(name);
+    run["plan"]["outputs"] = serde_json::json!({ "json": copy.to_str().unwrap() });
+    std::fs::write(&copy, run.to_string()).unwrap();
+    copy.to_str().unwrap().to_string()
+}

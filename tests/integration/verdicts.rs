@@ -370,16 +370,12 @@ fn an_answer_check_that_compared_nothing_never_passes_for_agreement() {
 /// The fixture with its status set to `status` and, when `drop_last`, its last round
 /// gone, saved in the sandbox.
 fn unfinished(sandbox: &Sandbox, name: &str, status: &str, drop_last: bool) -> String {
-    let text = std::fs::read_to_string(crate::support::repo().join(RUN)).unwrap();
-    let mut run: serde_json::Value = serde_json::from_str(&text).unwrap();
-    run["status"] = status.into();
-    if drop_last {
-        run["rounds"].as_array_mut().unwrap().pop();
-    }
-    let path = sandbox.path(name);
-    run["plan"]["outputs"]["json"] = path.to_str().unwrap().into();
-    std::fs::write(&path, serde_json::to_string_pretty(&run).unwrap()).unwrap();
-    path.to_str().unwrap().to_string()
+    crate::support::edited_run(sandbox, RUN, name, |run| {
+        run["status"] = status.into();
+        if drop_last {
+            run["rounds"].as_array_mut().unwrap().pop();
+        }
+    })
 }
 
 #[test]
