@@ -148,7 +148,7 @@ const MIN_LOAD_SPREAD: f64 = 1.0;
 /// difference is distinguishable from zero at p below it. Generous on purpose: a refusal
 /// costs only the adjustment's narrower interval, an adjustment of a moved load costs
 /// the truth.
-pub(crate) const BALANCE_LEVEL: f64 = 0.2;
+const BALANCE_LEVEL: f64 = 0.2;
 
 /// Whether an adjustment checks the balance of the load first (always, but in the test
 /// of the regression against its reference).

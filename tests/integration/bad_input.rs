@@ -1014,3 +1014,48 @@ fn a_hook_cannot_move_a_managed_servers_logs_outside_its_directory() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_plan_that_cannot_decide_is_warned_about_before_it_runs() {
+    let sandbox = Sandbox::new();
+    let base = [
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb-audit.toml",
+        "--dry-run",
+    ];
+    // Three levels in three minutes: 2 ABBA blocks each, 1 degree of freedom.
+    let sweep = [
+        &base[..],
+        &[
+            "--threads",
+            "4,16,64",
+            "--max-time",
+            "3m",
+            "--max-tps-loss",
+            "5%",
+        ],
+    ]
+    .concat();
+    let output = sandbox.run(&sweep);
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("make 2 ABBA blocks (1 degree(s) of freedom): too few for an interval that can decide; a verdict from it will be INCONCLUSIVE"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("give --max-time 6m or more, or fewer --threads levels"),
+        "{stderr}"
+    );
+    let output = sandbox.run(&[&base[..], &["--rounds", "4"]].concat());
+    assert!(
+        text(&output).1.contains("give --rounds 8 or more"),
+        "{}",
+        text(&output).1
+    );
+    // Enough blocks: no such warning.
+    let output = sandbox.run(&[&base[..], &["--rounds", "8"]].concat());
+    assert!(!text(&output).1.contains("too few"), "{}", text(&output).1);
+}
