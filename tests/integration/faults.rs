@@ -47,6 +47,15 @@ fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
     running.expect_exit(130, Duration::from_secs(60));
     let results = running.results();
     assert_eq!(results["status"], "interrupted");
+    // An interrupted run gives no verdict, and says what is missing.
+    assert!(results["verdict"].is_null(), "{}", results["verdict"]);
+    assert!(
+        results["partial"]
+            .as_str()
+            .is_some_and(|p| p.contains("the run was interrupted")),
+        "{}",
+        results["partial"]
+    );
     let rounds = results["rounds"].as_array().unwrap();
     assert!(rounds.iter().filter(|r| r["status"] == "completed").count() >= 2);
     assert_eq!(
