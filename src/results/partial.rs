@@ -33,7 +33,7 @@ impl ResultsFile {
             )),
             RunStatus::Completed => {
                 let missing = self.missing_rounds();
-                (self.stopped.is_none() && missing > 0)
+                (missing > 0)
                     .then(|| format!("{missing} planned round(s) did not complete ({progress})"))
             }
         }
@@ -82,9 +82,21 @@ impl ResultsFile {
             .count() as u32
     }
 
-    /// Planned rounds that did not complete, over both sides and every level.
+    /// The rounds per side the run was due to complete: the plan's, or where a stop on
+    /// purpose ended it, as many as that stop had (a look's rounds; none when the
+    /// answers check stopped it before any round). A `stopped` that neither explains
+    /// is not believed: the file's own looks and answers must bear it out.
+    fn due_rounds(&self) -> u32 {
+        match (&self.stopped, self.looks.last(), &self.result_check) {
+            (Some(_), Some(look), _) => look.rounds_per_side,
+            (Some(_), None, Some(check)) if check.answers_differ() => 0,
+            _ => self.plan.schedule.rounds,
+        }
+    }
+
+    /// Rounds due that did not complete, over both sides and every level.
     fn missing_rounds(&self) -> u32 {
-        let planned = self.plan.schedule.rounds;
+        let planned = self.due_rounds();
         self.plan
             .schedule
             .levels

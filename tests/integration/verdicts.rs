@@ -422,6 +422,13 @@ fn a_run_that_did_not_finish_is_partial_never_go() {
         let output = sandbox.run(&["analyze", &file, "--max-tps-loss", "45%"]);
         assert_eq!(output.status.code(), Some(5), "{status}: analyze");
     }
+    // A `stopped` that no look or answers check bears out does not excuse missing rounds.
+    let forged = crate::support::edited_run(&sandbox, RUN, "forged.json", |run| {
+        run["stopped"] = "decided at look 1: GO".into();
+        run["rounds"].as_array_mut().unwrap().pop();
+    });
+    let output = sandbox.run(&["report", &forged, "--max-tps-loss", "45%"]);
+    assert_eq!(output.status.code(), Some(5), "{}", text(&output).0);
     // The finished run, for contrast: GO, exit 0.
     let output = sandbox.run(&["report", RUN, "--max-tps-loss", "45%"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
