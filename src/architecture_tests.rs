@@ -11,6 +11,8 @@ use std::path::Path;
 const RANKS: &[(&str, u32)] = &[
     // Foundation: no domain knowledge.
     ("exit", 0),
+    ("stop", 0),
+    ("terminal", 1),
     ("percent", 0),
     ("serde_secs", 0),
     ("secret", 0),

@@ -33,8 +33,10 @@ mod segment;
 mod serde_secs;
 pub mod server;
 mod stats;
+mod stop;
 mod sysbench;
 mod target;
+mod terminal;
 pub mod thread_policy;
 pub mod workload;
 
@@ -58,7 +60,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
                 return exit::SUCCESS;
             }
             if let Some(hints) = sysbench::habits::hints(&args) {
-                eprintln!("\n{hints}");
+                crate::terminal::line(format_args!("\n{hints}"));
             }
             return exit::USAGE;
         }
@@ -78,7 +80,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("abtest: error: {}", db::errors::chain_message(&e));
+            crate::terminal::error(format_args!("{}", db::errors::chain_message(&e)));
             exit::code_for(&e)
         }
     }

@@ -39,11 +39,11 @@ pub(crate) fn from_log(path: &Path, options: CaptureOptions) -> anyhow::Result<S
         cut_at,
     } = log::read(path)?;
     if let Some(line) = cut_at {
-        eprintln!(
-            "abtest: warning: {}:{line}: the log's last statement was cut off mid-way (the \
+        crate::terminal::warning(format_args!(
+            "{}:{line}: the log's last statement was cut off mid-way (the \
              log was copied while the server wrote it); it is left out of the capture",
             path.display()
-        );
+        ));
     }
     if statements.is_empty() {
         return Err(crate::exit::UsageError::err(format!(

@@ -78,7 +78,7 @@ fn refuse_absent_tolerance_metrics(
 fn render(view: &ReportView<'_>, format: ReportFormat) -> anyhow::Result<String> {
     if format == ReportFormat::Table {
         for warning in &view.warnings {
-            eprintln!("abtest: warning: {warning}");
+            crate::terminal::warning(warning);
         }
     }
     super::report::render(view, format)

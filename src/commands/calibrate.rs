@@ -28,18 +28,18 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
         .map_err(|e| UsageError::err(format!("calibrate: the run options: {e}")))?;
     let plan = crate::resolve::plan(&cli.run, words.join(" "))?;
     for warning in &plan.warnings {
-        eprintln!("abtest: warning: {warning}");
+        crate::terminal::warning(warning);
     }
     if cli.run.dry_run {
         crate::report::stdout::print(&plan.describe());
         return Ok(exit::SUCCESS);
     }
     if args.instances < 4 {
-        eprintln!(
-            "abtest: warning: calibrate: {} instances per side give a rough figure: the SD \
+        crate::terminal::warning(format_args!(
+            "calibrate: {} instances per side give a rough figure: the SD \
              between instances rests on {} values; use --instances 4 or more",
             args.instances, args.instances
-        );
+        ));
     }
     runner::interrupt::install();
     let (results, outcome) = runner::experiment::run(&plan, None);

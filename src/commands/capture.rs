@@ -26,7 +26,7 @@ pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
     };
     crate::report::stdout::write_to(args.output.as_deref(), &text, args.log.as_deref())?;
     if let Some(path) = args.output.as_deref().filter(|p| p.as_os_str() != "-") {
-        eprintln!("abtest: wrote {}", path.display());
+        crate::terminal::note(format_args!("wrote {}", path.display()));
     }
     match &args.check_on {
         Some(profile) => check_on(profile, &text, args.output.as_deref()),
@@ -55,18 +55,20 @@ fn check_on(
         .unwrap_or(std::path::Path::new("<stdout>"));
     let failed = capture::check_on::check(text, file, &mut conn)?;
     if failed.is_empty() {
-        eprintln!("abtest: every captured statement prepares on {user}@{endpoint}");
+        crate::terminal::note(format_args!(
+            "every captured statement prepares on {user}@{endpoint}"
+        ));
         return Ok(exit::SUCCESS);
     }
     for f in &failed {
-        eprintln!(
-            "abtest: {}:{}: transaction \"{}\": `{}` cannot be prepared on {user}@{endpoint}: {}",
+        crate::terminal::note(format_args!(
+            "{}:{}: transaction \"{}\": `{}` cannot be prepared on {user}@{endpoint}: {}",
             file.display(),
             f.line,
             f.transaction,
             f.statement,
             f.error
-        );
+        ));
     }
     Err(UsageError::err(format!(
         "{} captured statement(s) cannot be prepared on {user}@{endpoint}: fix or remove them in \

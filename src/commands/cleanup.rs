@@ -24,7 +24,7 @@ pub(crate) fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
         .connect()
         .with_context(|| format!("cannot connect to {user}@{endpoint}/{database}"))?;
     if let Some(notice) = connect.plain_text_notice(&mut conn) {
-        eprintln!("abtest: warning: {notice}");
+        crate::terminal::warning(&notice);
     }
     let (dropped, kept) = schema::cleanup(&mut conn, &extra)?;
     crate::report::stdout::line(&format!(

@@ -21,7 +21,7 @@ pub(crate) fn execute(args: &ImportLogArgs) -> anyhow::Result<i32> {
     }
     crate::report::stdout::write_to(args.output.as_deref(), &csv, None)?;
     for (side, runs) in &sides {
-        eprintln!("abtest: {side}: {} run(s) read", runs.len());
+        crate::terminal::note(format_args!("{side}: {} run(s) read", runs.len()));
     }
     Ok(exit::SUCCESS)
 }

@@ -43,16 +43,16 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
     let options = merged.plan.analysis.clone();
     merged.analyze(&options);
     report::files::write_final(&merged.plan.outputs, &merged)?;
-    eprintln!(
-        "abtest: merged {} segment(s), {} round(s), {} transactions",
+    crate::terminal::note(format_args!(
+        "merged {} segment(s), {} round(s), {} transactions",
         merged.segments.len(),
         merged.rounds.len(),
         merged.segments.iter().map(|s| s.transactions).sum::<u64>()
-    );
+    ));
     let view = ReportView::of_results(&merged);
     crate::report::stdout::print(&report::table::render(&view));
     for warning in &merged.analysis_warnings {
-        eprintln!("abtest: warning: {warning}");
+        crate::terminal::warning(warning);
     }
     Ok(view.exit_code())
 }

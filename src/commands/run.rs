@@ -16,7 +16,7 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
         None => (crate::resolve::plan(args, command_line)?, None),
     };
     for warning in &plan.warnings {
-        eprintln!("abtest: warning: {warning}");
+        crate::terminal::warning(warning);
     }
     for path in plan.outputs.paths() {
         results::check_writable(path)?;
@@ -27,7 +27,7 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
         runner::segments::check_not_late(&plan)?;
     }
     if plan.is_aa() && !args.dry_run {
-        eprintln!("abtest: notice: {}", crate::plan::AA_NOTICE);
+        crate::terminal::note(format_args!("notice: {}", crate::plan::AA_NOTICE));
     }
     if args.dry_run {
         crate::report::stdout::print(&plan.describe());
@@ -41,13 +41,13 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
         crate::report::stdout::print(&report::table::render(&view));
     }
     for warning in &results.analysis_warnings {
-        eprintln!("abtest: warning: {warning}");
+        crate::terminal::warning(warning);
     }
     if let Some(segment) = plan.segment.as_ref().filter(|s| s.is_split()) {
-        eprintln!(
-            "abtest: segment {}/{} finished its rounds; join all {} results files with `abtest merge`",
+        crate::terminal::note(format_args!(
+            "segment {}/{} finished its rounds; join all {} results files with `abtest merge`",
             segment.index, segment.count, segment.count
-        );
+        ));
     }
     outcome?;
     Ok(view.exit_code())

@@ -133,7 +133,7 @@ pub(crate) fn external_server(
     let mut warnings = Vec::new();
     let side = resolve_side(path, Side::Baseline, &mut warnings)?;
     for warning in warnings {
-        eprintln!("abtest: warning: {warning}");
+        crate::terminal::warning(&warning);
     }
     let TargetSpec::External {
         endpoint,

@@ -188,11 +188,11 @@ impl<'a> Servers<'a> {
         )
         .map_err(|e| anyhow::anyhow!("{}: {e}", slot.side))?;
         if let Some(error) = pool.setup().and_then(|s| s.error.as_deref()) {
-            eprintln!(
-                "abtest: warning: {}: the client threads at {threads} threads do not run as \
+            crate::terminal::warning(format_args!(
+                "{}: the client threads at {threads} threads do not run as \
                  planned ({error}); the rounds go on, and the results record it per round",
                 slot.side
-            );
+            ));
         }
         Ok(SidePool {
             level: slot.threads,

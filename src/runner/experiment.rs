@@ -138,7 +138,7 @@ fn run_with_results(
         Vec::new()
     };
     for message in &teardown {
-        eprintln!("abtest: warning: {message}");
+        crate::terminal::warning(message);
     }
     results.warnings.extend(teardown);
     drop(targets);
@@ -197,7 +197,7 @@ fn first_started(seed: u64) -> Side {
 
 /// Starts (or connects to) both sides; if either fails, the other is stopped.
 fn open_targets(plan: &Plan) -> anyhow::Result<[Target; 2]> {
-    eprintln!("abtest: starting both sides");
+    crate::terminal::note(format_args!("starting both sides"));
     let first = first_started(plan.seed);
     let mut targets = crate::target::open_both(&plan.sides, plan.max_threads(), first)?;
     for target in &mut targets {
@@ -213,7 +213,7 @@ fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
             Ok(found) => {
                 if let Some(notice) = target.client.fallback_notice(&found.tls_cipher) {
                     let message = format!("{}: {notice}", target.side);
-                    eprintln!("abtest: warning: {message}");
+                    crate::terminal::warning(&message);
                     results.warnings.push(message);
                 }
                 if let Some(info) = results.sides.get_mut(&target.side) {
@@ -252,7 +252,7 @@ fn warn_if_instance_confounded(plan: &Plan, results: &mut ResultsFile) {
          profiles with the same settings) to see how far apart they are",
         external.join(" and ")
     );
-    eprintln!("abtest: warning: {warning}");
+    crate::terminal::warning(&warning);
     results.warnings.push(warning);
 }
 
@@ -271,7 +271,7 @@ fn warn_if_data_changed(plan: &Plan, results: &mut ResultsFile) {
                    before and from each other; load the same data on both (--prepare always) \
                    before comparing answers or running an A/A on this pair"
         .to_string();
-    eprintln!("abtest: warning: {warning}");
+    crate::terminal::warning(&warning);
     results.warnings.push(warning);
 }
 
@@ -291,7 +291,7 @@ fn warn_if_same(plan: &Plan, results: &mut ResultsFile) {
         && hooks(Side::Baseline) + hooks(Side::Variant) == 0
     {
         let warning = "the two sides show no difference (same variables, same client TLS, no hooks): this is an A/A comparison".to_string();
-        eprintln!("abtest: warning: {warning}");
+        crate::terminal::warning(&warning);
         results.warnings.push(warning);
     }
 }
@@ -319,7 +319,7 @@ fn prepare_and_run(
         save(plan, results)?;
     }
     if let Some(reason) = stop_for_answers(plan, results) {
-        eprintln!("abtest: {reason}");
+        crate::terminal::note(&reason);
         results.stopped = Some(reason);
         return Ok(());
     }
@@ -372,18 +372,18 @@ fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<Resul
     let mut check =
         crate::answers::compare(&samples, &answers[0], &answers[1], plan.client.check_order);
     check.data_differs = data_note(&before, &after, one_server);
-    eprintln!("abtest: {}", check.summary());
+    crate::terminal::note(format_args!("{}", check.summary()));
     let listed = check.differences.iter().chain(&check.order_only);
     for difference in listed.take(5) {
-        eprintln!(
-            "abtest:   {} statement(s) of {}; first {} [{}]: baseline {}; variant {}",
+        crate::terminal::note(format_args!(
+            "  {} statement(s) of {}; first {} [{}]: baseline {}; variant {}",
             difference.count,
             difference.class,
             difference.statement,
             difference.params.join(", "),
             difference.baseline,
             difference.variant
-        );
+        ));
     }
     Ok(check)
 }
@@ -455,14 +455,18 @@ fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) 
         Err(_) => RunStatus::Failed,
     };
     if let Err(e) = outcome {
-        results.error = Some(crate::db::errors::chain_message(e));
+        let message = crate::db::errors::chain_message(e);
+        results.error = Some(match crate::stop::cause() {
+            Some(cause) if e.is::<Interrupted>() => format!("{cause}: {message}"),
+            _ => message,
+        });
     }
     // A segment's rounds hold only its share of the load: the verdict is the merge's.
     if !plan.segment.as_ref().is_some_and(|s| s.is_split()) {
         results.analyze(&super::looks::final_analysis(plan, results));
     }
     if let Err(e) = report::files::write_final(&plan.outputs, results) {
-        eprintln!("abtest: error: could not save the results: {e:#}");
+        crate::terminal::error(format_args!("could not save the results: {e:#}"));
     }
 }
 

@@ -22,11 +22,11 @@ pub(super) fn prepare_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result
         let created = schema::prepare(&t.client, &plan.workload, plan.seed, plan.max_threads())
             .with_context(|| format!("{}: preparing data", t.side))?;
         let tables = schema::table_count(&plan.workload, plan.max_threads());
-        eprintln!(
-            "abtest: {}: {created} table(s) created, {} reused",
+        crate::terminal::note(format_args!(
+            "{}: {created} table(s) created, {} reused",
             t.side,
             tables.saturating_sub(created)
-        );
+        ));
         anyhow::Ok(())
     };
     if targets[0].client.same_database(&targets[1].client) {

@@ -55,7 +55,7 @@ impl IntervalReporter {
         self.previous = totals;
         let p95 = interval_p95(control);
         let phase = if control.measuring() { "" } else { " warm-up" };
-        eprintln!(
+        crate::terminal::line(format_args!(
             "[{}{phase}] [ {:.1}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,95%): {:.2} err/s: {:.2} reconn/s: {:.2}",
             self.label,
             (now - self.started).as_secs_f64(),
@@ -68,7 +68,7 @@ impl IntervalReporter {
             p95,
             delta[4],
             delta[5],
-        );
+        ));
     }
 }
 
@@ -158,7 +158,7 @@ impl Progress {
             return;
         }
         if self.bar.is_hidden() {
-            eprintln!("{text}");
+            crate::terminal::line(text);
         } else {
             self.bar.println(text);
         }

@@ -65,10 +65,10 @@ pub(crate) fn wait_for_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Resul
         return Ok(());
     };
     let due = first_window(plan, segment)?;
-    eprintln!(
-        "abtest: segment {}/{}: waiting for segment 1 to prepare the data",
+    crate::terminal::note(format_args!(
+        "segment {}/{}: waiting for segment 1 to prepare the data",
         segment.index, segment.count
-    );
+    ));
     loop {
         let mut missing = None;
         for target in targets {

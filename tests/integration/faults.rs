@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use mysql::prelude::Queryable;
 
-use crate::support::{LONG_RUN, Sandbox, server_lock, server_pid, start_server, text};
+use crate::support::{self, LONG_RUN, Sandbox, server_lock, server_pid, start_server, text};
 
 #[test]
 fn ctrl_c_keeps_finished_rounds_runs_teardown_and_stops_servers() {
@@ -153,14 +153,14 @@ fn second_ctrl_c_exits_at_once_without_orphans() {
     let sandbox = Sandbox::new();
     let mut running = sandbox.long_aa_run(&[], &[]);
     running.signal(libc::SIGINT);
-    running.wait_output("abtest: interrupted", Duration::from_secs(10));
+    running.wait_output("abtest: SIGINT (Ctrl-C) received", Duration::from_secs(10));
     running.signal(libc::SIGINT);
     // The message proves the forced path ran; the bound only guards against a hang.
     running.expect_exit(130, Duration::from_secs(30));
     assert!(
         running
             .stderr()
-            .contains("second interrupt, stopping servers and exiting now"),
+            .contains("second interrupt (SIGINT (Ctrl-C)), stopping servers and exiting now"),
         "{}",
         running.stderr()
     );
@@ -168,13 +168,86 @@ fn second_ctrl_c_exits_at_once_without_orphans() {
 }
 
 #[test]
-fn sigterm_is_handled_like_ctrl_c() {
+fn every_ending_signal_is_handled_like_ctrl_c() {
+    let _lock = server_lock();
+    for (signal, name) in [
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGALRM, "SIGALRM"),
+    ] {
+        let sandbox = Sandbox::new();
+        let mut running = sandbox.long_aa_run(&[], &[]);
+        running.signal(signal);
+        running.expect_exit(130, Duration::from_secs(60));
+        let results = running.results();
+        assert_eq!(results["status"], "interrupted", "{name}");
+        assert!(
+            results["error"]
+                .as_str()
+                .is_some_and(|e| e.starts_with(&format!("{name} received"))),
+            "{name}: {}",
+            results["error"]
+        );
+        let completed = results["rounds"].as_array().unwrap();
+        assert!(
+            completed.iter().any(|r| r["status"] == "completed"),
+            "{name}"
+        );
+        assert!(
+            support::processes_mentioning(&sandbox.path("tmp")).is_empty(),
+            "{name}: a managed server outlived abtest"
+        );
+    }
+}
+
+/// `abtest … 2>&1 | head -1`: the reader goes away after one line. abtest used to panic
+/// at its next line and leave the results file `running` with no round in it.
+#[test]
+fn a_closed_stderr_ends_the_run_cleanly_with_its_rounds_saved() {
+    use std::io::BufRead;
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut running = sandbox.long_aa_run(&[], &[]);
-    running.signal(libc::SIGTERM);
-    running.expect_exit(130, Duration::from_secs(60));
-    assert_eq!(running.results()["status"], "interrupted");
+    let json = sandbox.path("closed.json");
+    let mut child = sandbox
+        .abtest()
+        .args(support::AA_PROFILES)
+        .args(LONG_RUN)
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read up to the first round's line, then close the pipe (`| sed '/round 1/q'`).
+    let mut reader = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("round 1/6:") {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "{seen}");
+        seen += &line;
+    }
+    drop(reader);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "no panic (101), an orderly stop");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(results["status"], "interrupted");
+    assert!(
+        results["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("standard error was closed")),
+        "{}",
+        results["error"]
+    );
+    assert!(
+        results["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["status"] == "completed"),
+        "the finished round is kept"
+    );
+    assert!(support::processes_mentioning(&sandbox.path("tmp")).is_empty());
 }
 
 #[test]
