@@ -16,7 +16,8 @@ pub(crate) const INCONCLUSIVE: i32 = 4;
 /// The run did not finish its plan (a saved run interrupted, failed or still running,
 /// or planned rounds that did not complete): no verdict is given.
 pub(crate) const PARTIAL: i32 = 5;
-/// Interrupted by Ctrl-C or SIGTERM; partial results were saved.
+/// Interrupted by a signal that ends a process (Ctrl-C, SIGTERM, SIGQUIT, …) or a closed
+/// stdout or stderr during a run; partial results were saved.
 pub(crate) const INTERRUPTED: i32 = 130;
 
 /// A mistake in the command line or a profile: exit code 2, nothing was started.
