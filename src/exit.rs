@@ -32,10 +32,22 @@ impl UsageError {
     }
 }
 
-/// The run was stopped by a signal; what finished is saved.
+/// The run was stopped by a signal or a closed output stream; what finished is saved.
+/// The cause (`SIGQUIT received`) leads the message, in the terminal and the file.
 #[derive(Debug, Error)]
-#[error("interrupted; every finished round is saved")]
-pub(crate) struct Interrupted;
+#[error("{}interrupted; every finished round is saved", cause.as_deref().map(|c| format!("{c}: ")).unwrap_or_default())]
+pub(crate) struct Interrupted {
+    cause: Option<String>,
+}
+
+impl Interrupted {
+    /// An interruption, with what caused it when that is known.
+    pub(crate) fn by(cause: Option<&str>) -> Interrupted {
+        Interrupted {
+            cause: cause.map(str::to_string),
+        }
+    }
+}
 
 /// Maps an error to its documented exit code by looking through its cause chain.
 pub(crate) fn code_for(error: &anyhow::Error) -> i32 {

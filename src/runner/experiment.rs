@@ -451,15 +451,11 @@ fn data_note(before: &[Checksums; 2], after: &[Checksums; 2], one_server: bool) 
 fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) {
     results.status = match outcome {
         Ok(()) => RunStatus::Completed,
-        Err(e) if e.is::<Interrupted>() => RunStatus::Interrupted,
+        Err(e) if e.chain().any(|c| c.is::<Interrupted>()) => RunStatus::Interrupted,
         Err(_) => RunStatus::Failed,
     };
     if let Err(e) = outcome {
-        let message = crate::db::errors::chain_message(e);
-        results.error = Some(match crate::stop::cause() {
-            Some(cause) if e.is::<Interrupted>() => format!("{cause}: {message}"),
-            _ => message,
-        });
+        results.error = Some(crate::db::errors::chain_message(e));
     }
     // A segment's rounds hold only its share of the load: the verdict is the merge's.
     if !plan.segment.as_ref().is_some_and(|s| s.is_split()) {

@@ -130,7 +130,7 @@ impl RoundLoop<'_> {
         self.swap_if_due(slot)?;
         loop {
             if self.stop.load(Ordering::SeqCst) {
-                return Err(Interrupted.into());
+                return Err(Interrupted::by(crate::stop::cause()).into());
             }
             self.backend.hooks(slot.side, HookPoint::BeforeRound)?;
             let mut record = self.backend.round(slot, &self.progress)?;
@@ -150,7 +150,9 @@ impl RoundLoop<'_> {
                     pause(self.plan, self.stop);
                     return after;
                 }
-                RoundStatus::Interrupted => return Err(Interrupted.into()),
+                RoundStatus::Interrupted => {
+                    return Err(Interrupted::by(crate::stop::cause()).into());
+                }
                 RoundStatus::Failed if self.may_restart(slot) => self.restart(slot, &reason)?,
                 RoundStatus::Failed => {
                     return Err(anyhow::anyhow!(

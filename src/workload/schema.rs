@@ -356,6 +356,10 @@ fn load_table(
     let rows = spec.prepared_rows();
     let mut written = 0;
     while written < rows {
+        // A signal during a long load stops it here, not after the last row.
+        if crate::stop::requested() {
+            return Err(crate::exit::Interrupted::by(crate::stop::cause()).into());
+        }
         let batch = ROWS_PER_INSERT.min(rows - written);
         sql.clear();
         let columns = if spec.auto_inc {

@@ -200,6 +200,35 @@ fn every_ending_signal_is_handled_like_ctrl_c() {
     }
 }
 
+/// A signal during a long data load stops the load, not only the rounds after it.
+#[test]
+fn a_signal_during_the_data_load_stops_it() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut running = sandbox.spawn_aa(&[
+        "--workload",
+        "oltp_read_write",
+        "--table-size",
+        "5000000",
+        "--rounds",
+        "2",
+        "--round-time",
+        "1s",
+    ]);
+    running.wait_output("starting both sides", Duration::from_secs(60));
+    std::thread::sleep(Duration::from_secs(3));
+    running.signal(libc::SIGUSR1);
+    running.expect_exit(130, Duration::from_secs(60));
+    let results = running.results();
+    assert_eq!(results["status"], "interrupted");
+    let error = results["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("preparing data") && error.contains("SIGUSR1 received"),
+        "{error}"
+    );
+    assert!(support::processes_mentioning(&sandbox.path("tmp")).is_empty());
+}
+
 /// `abtest … 2>&1 | head -1`: the reader goes away after one line. abtest used to panic
 /// at its next line and leave the results file `running` with no round in it.
 #[test]
