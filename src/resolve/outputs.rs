@@ -439,7 +439,7 @@ mod tests {
         let why = refused(&[json(&other)], &[], REFUSE);
         assert!(why.contains("already exists and is not an abtest results file"));
         let report = Output::report("--markdown", Some(&saved)).unwrap();
-        let why = refused(&[report.clone()], &[], REFUSE);
+        let why = refused(std::slice::from_ref(&report), &[], REFUSE);
         assert!(why.contains("--markdown"), "{why}");
         let note = Output::report("--markdown", Some(&other)).unwrap();
         assert!(
