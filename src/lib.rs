@@ -101,7 +101,12 @@ fn reproduce_command(args: &[OsString]) -> String {
             format!("'{}'", text.replace('\'', r"'\''"))
         }
     };
-    let mut words: Vec<String> = args.iter().map(quote).collect();
+    // Run again, the command must not replace the run it reproduces unless asked anew.
+    let mut words: Vec<String> = args
+        .iter()
+        .filter(|arg| *arg != "--overwrite")
+        .map(quote)
+        .collect();
     if let Some(first) = words.first_mut() {
         *first = "abtest".into();
     }

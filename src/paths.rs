@@ -1,9 +1,17 @@
 //! Whether two paths name one file, existing or not: what keeps an output from landing
-//! on an input (a profile, a saved run, a log) or on another output.
+//! on an input (a profile, a saved run, a log) or on another output. And whether a path
+//! may be written at all: abtest writes a file whole by renaming a new one over it, which
+//! would replace a device, a pipe or a socket with a regular file, so only a regular
+//! file (or a path where nothing is yet) is written.
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use crate::exit::UsageError;
+
+mod lock;
+
+pub(crate) use lock::{OutputLock, lock, lock_path};
 
 /// Whether two paths name one file, existing or not (same directory, same name).
 pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
@@ -15,7 +23,7 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
 
 /// A path with its directory resolved: the file itself when it exists, else its
 /// resolved parent and its name.
-fn resolved(path: &Path) -> Option<PathBuf> {
+pub(crate) fn resolved(path: &Path) -> Option<PathBuf> {
     if let Ok(full) = path.canonicalize() {
         return Some(full);
     }
@@ -35,4 +43,78 @@ pub(crate) fn refuse_overwriting_input(output: &Path, input: &Path) -> anyhow::R
         )));
     }
     Ok(())
+}
+
+/// What is at `path` when it is something abtest must not write over: a directory, a
+/// device, a pipe, a socket, or a symbolic link to one of them or to nothing. `None`
+/// when nothing is there or a regular file is (through links too).
+pub(crate) fn not_a_regular_file(path: &Path) -> Option<String> {
+    let link = std::fs::symlink_metadata(path).ok()?;
+    let Ok(target) = std::fs::metadata(path) else {
+        return Some("a symbolic link to nothing".to_string());
+    };
+    let kind = target.file_type();
+    let what = if kind.is_file() {
+        return None;
+    } else if kind.is_dir() {
+        "a directory"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_fifo() {
+        "a named pipe"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "something other than a regular file"
+    };
+    Some(match link.file_type().is_symlink() {
+        true => format!("a symbolic link to {what}"),
+        false => what.to_string(),
+    })
+}
+
+/// The file a write to `path` replaces: `path` itself, or the regular file a symbolic
+/// link at `path` leads to (so the link stays a link). Anything else there is refused.
+pub(crate) fn write_target(path: &Path) -> anyhow::Result<PathBuf> {
+    if let Some(what) = not_a_regular_file(path) {
+        anyhow::bail!(
+            "{} is {what}; abtest writes only regular files (it replaces the file whole), \
+             so it leaves it alone",
+            path.display()
+        );
+    }
+    Ok(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_and_free_paths_may_be_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, "x").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let to_dir = dir.path().join("to-dir");
+        std::os::unix::fs::symlink(dir.path(), &to_dir).unwrap();
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink(dir.path().join("gone"), &dangling).unwrap();
+        assert_eq!(not_a_regular_file(&file), None);
+        assert_eq!(not_a_regular_file(&link), None);
+        assert_eq!(not_a_regular_file(&dir.path().join("new")), None);
+        let what = |path: &Path| not_a_regular_file(path).unwrap();
+        assert_eq!(what(dir.path()), "a directory");
+        assert_eq!(what(Path::new("/dev/null")), "a character device");
+        assert_eq!(what(&to_dir), "a symbolic link to a directory");
+        assert_eq!(what(&dangling), "a symbolic link to nothing");
+        assert_eq!(write_target(&link).unwrap(), file.canonicalize().unwrap());
+        let refused = write_target(Path::new("/dev/null"))
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("is a character device"), "{refused}");
+    }
 }

@@ -15,7 +15,7 @@ run() { # durability threads budget
   "$ABTEST" --baseline "base-$1.toml" --variant "audit-$1.toml" \
     --workload oltp_point_select --threads "$2" --tables 10 --table-size 10000 \
     --max-time "$3" --max-tps-loss 5% --seed 2026 \
-    --json "results-$1.json" --markdown "results-$1.md" ||
+    --json "results-$1.json" --markdown "results-$1.md" --overwrite ||
     case $? in 3 | 4) ;; *) exit 1 ;; esac # NO-GO and INCONCLUSIVE are answers
 }
 run 00 16,64,256 5m

@@ -22,7 +22,7 @@ run_segment() { # host index options...
   local host=$1 index=$2
   shift 2
   local command=("$ABTEST" --baseline "$BASELINE" --variant "$VARIANT" "$@"
-    --seed "$seed" --segment "$index/$n" --start-at "$start" --json "segment-$index.json")
+    --seed "$seed" --segment "$index/$n" --start-at "$start" --json "segment-$index.json" --overwrite)
   if [ "$host" = local ]; then
     "${command[@]}"
   else
@@ -39,5 +39,5 @@ parallel -j "$n" --tag --line-buffer --halt now,fail=1 --link run_segment {1} {2
   ::: "${hosts[@]}" ::: $(seq 1 "$n")
 files=()
 for i in $(seq 1 "$n"); do files+=("segment-$i.json"); done
-"$ABTEST" merge "${files[@]}" --json merged.json --markdown merged.md ||
+"$ABTEST" merge "${files[@]}" --json merged.json --markdown merged.md --overwrite ||
   case $? in 3 | 4) ;; *) exit 1 ;; esac # NO-GO and INCONCLUSIVE are answers

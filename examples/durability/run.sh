@@ -8,4 +8,4 @@ ABTEST=${ABTEST:-../../target/release/abtest}
 "$ABTEST" --baseline relaxed.toml --variant durable.toml \
   --workload oltp_write_only --threads 8 --tables 4 --table-size 25000 \
   --max-time 4m --max-tps-loss 5% --seed 2026 \
-  --json results.json --markdown results.md
+  --json results.json --markdown results.md --overwrite

@@ -11,4 +11,4 @@ ABTEST=${ABTEST:-../../target/release/abtest}
 "$ABTEST" --baseline mysql.toml --variant mariadb.toml \
   --workload oltp_read_write --threads 64,256 --tables 10 --table-size 100000 \
   --rounds 10 --round-time 30s --warmup 10s \
-  --json results.json --markdown results.md --html results.html
+  --json results.json --markdown results.md --html results.html --overwrite

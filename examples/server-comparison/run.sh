@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 ABTEST=${ABTEST:-../../target/release/abtest}
 [ -x "$ABTEST" ] || (cd ../.. && cargo build --release --quiet)
 ARGS=(--workload oltp_read_write --threads 64 --tables 4 --table-size 50000
-      --max-time 5m --seed 2026 --json results.json --markdown results.md)
+      --max-time 5m --seed 2026 --json results.json --markdown results.md --overwrite)
 
 if [ "${1:-}" = "--external" ]; then
   exec "$ABTEST" --baseline server-a.toml --variant server-b.toml "${ARGS[@]}"

@@ -9,4 +9,4 @@ ABTEST=${ABTEST:-../../target/release/abtest}
 "$ABTEST" --baseline tls-off.toml --variant tls-on.toml \
   --workload oltp_read_write --threads 8 --tables 25 --table-size 25000 \
   --max-time 5m --max-tps-loss 5% --seed 2026 \
-  --json results.json --markdown results.md
+  --json results.json --markdown results.md --overwrite

@@ -8,4 +8,4 @@ ABTEST=${ABTEST:-../../target/release/abtest}
 [ -x "$ABTEST" ] || (cd ../.. && cargo build --release --quiet)
 "$ABTEST" --baseline one-thread-per-connection.toml --variant pool-of-threads.toml \
   --workload oltp_read_write --threads 512,900 --max-time 10m --seed 4 \
-  --json results.json --markdown results.md
+  --json results.json --markdown results.md --overwrite

@@ -206,6 +206,10 @@ pub(crate) struct ReportArgs {
     #[arg(long, short, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
 
+    /// Replace a saved run at --output or --junit; without it that is refused.
+    #[arg(long)]
+    pub(crate) overwrite: bool,
+
     /// CI gating of a saved run.
     #[command(flatten)]
     pub(crate) gate: GateArgs,
@@ -309,6 +313,12 @@ pub(crate) struct RunArgs {
     /// level, failed for NO-GO, skipped for INCONCLUSIVE.
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub(crate) junit: Option<PathBuf>,
+
+    /// Replace a file already at --json (a saved run, say) and any saved run at another
+    /// output; without it they are refused, so a finished run is never lost to a re-typed
+    /// command.
+    #[arg(long, conflicts_with = "resume", help_heading = "Output")]
+    pub(crate) overwrite: bool,
 
     /// Print the resolved plan and the estimated time, then exit without connecting.
     #[arg(long, help_heading = "Output")]
@@ -743,6 +753,10 @@ pub(crate) struct MergeArgs {
     /// Write the merged run's verdicts as JUnit XML.
     #[arg(long, value_name = "FILE")]
     pub(crate) junit: Option<PathBuf>,
+
+    /// Replace a file already at --json and any saved run at another output.
+    #[arg(long)]
+    pub(crate) overwrite: bool,
 }
 
 /// Parses a duration such as `30s`, `2m` or `1h 30m`.

@@ -17,6 +17,16 @@ use crate::stats::metric::Metric;
 /// Analyses the file and prints the report; the exit code follows the verdict.
 pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     super::gate::check_outputs(&args.gate, &args.file, None)?;
+    let _claimed = crate::resolve::outputs::claim(
+        &crate::resolve::outputs::Output::report("--junit", args.gate.junit.as_deref())
+            .into_iter()
+            .collect::<Vec<_>>(),
+        &[crate::resolve::outputs::Input::new(
+            &args.file,
+            "the file being analysed",
+        )],
+        crate::resolve::outputs::Existing::Kept { overwrite: false },
+    )?;
     if is_json(&args.file)? {
         let mut results = load_results(&args.file)?;
         let saved = results.analysis.clone().unwrap_or_default();

@@ -27,6 +27,11 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
     let cli = Cli::try_parse_from(&words)
         .map_err(|e| UsageError::err(format!("calibrate: the run options: {e}")))?;
     let plan = crate::resolve::plan(&cli.run, words.join(" "))?;
+    let _outputs = crate::resolve::outputs::claim_run(
+        &plan,
+        cli.run.workload.workload_file.as_deref(),
+        crate::resolve::outputs::Existing::typed(cli.run.overwrite),
+    )?;
     for warning in &plan.warnings {
         crate::terminal::warning(warning);
     }

@@ -6,6 +6,7 @@ use anyhow::Context;
 use crate::capture::{self, CaptureOptions, Keep};
 use crate::cli::CaptureArgs;
 use crate::exit::{self, UsageError};
+use crate::resolve::outputs::{Existing, Input, Output, claim};
 
 /// Captures, then writes the file (or prints it).
 pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
@@ -19,6 +20,21 @@ pub(crate) fn execute(args: &CaptureArgs) -> anyhow::Result<i32> {
         anonymize: args.anonymize,
         seed: args.seed,
     };
+    let inputs: Vec<Input> = [
+        (args.log.as_deref(), "the log being captured"),
+        (args.digest.as_deref(), "the --digest profile"),
+        (args.check_on.as_deref(), "the --check-on profile"),
+    ]
+    .into_iter()
+    .filter_map(|(path, what)| Some(Input::new(path?, what)))
+    .collect();
+    let _claimed = claim(
+        &Output::report("--output", args.output.as_deref())
+            .into_iter()
+            .collect::<Vec<_>>(),
+        &inputs,
+        Existing::Kept { overwrite: false },
+    )?;
     let text = match (&args.log, &args.digest) {
         (Some(log), _) => capture::from_log(log, options)?,
         (None, Some(profile)) => from_digest(profile, options)?,

@@ -5,20 +5,29 @@ use std::path::PathBuf;
 use crate::cli::ImportLogArgs;
 use crate::exit::{self, UsageError};
 use crate::profile::Side;
+use crate::resolve::outputs::{Existing, Input, Output, claim};
 use crate::sysbench::log::{self, Run};
 
 /// Writes the per-round CSV of the given logs.
 pub(crate) fn execute(args: &ImportLogArgs) -> anyhow::Result<i32> {
+    let logs: Vec<Input> = args
+        .baseline
+        .iter()
+        .chain(&args.variant)
+        .map(|log| Input::new(log, "a sysbench log being imported"))
+        .collect();
+    let _claimed = claim(
+        &Output::report("--output", args.output.as_deref())
+            .into_iter()
+            .collect::<Vec<_>>(),
+        &logs,
+        Existing::Kept { overwrite: false },
+    )?;
     let sides = [
         (Side::Baseline, read(&args.baseline, args.threads)?),
         (Side::Variant, read(&args.variant, args.threads)?),
     ];
     let csv = log::to_csv(&sides);
-    for log in args.baseline.iter().chain(&args.variant) {
-        if let Some(path) = &args.output {
-            crate::paths::refuse_overwriting_input(path, log)?;
-        }
-    }
     crate::report::stdout::write_to(args.output.as_deref(), &csv, None)?;
     for (side, runs) in &sides {
         crate::terminal::note(format_args!("{side}: {} run(s) read", runs.len()));

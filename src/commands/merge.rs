@@ -5,6 +5,7 @@ use crate::cli::MergeArgs;
 use crate::exit::UsageError;
 use crate::plan::Outputs;
 use crate::report::{self, ReportView};
+use crate::resolve::outputs::{Existing, Input, claim, named};
 use crate::results::{self, merge::SegmentFile};
 
 /// Merges, analyses, writes the outputs and prints the table.
@@ -17,10 +18,12 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
         junit: args.junit.clone(),
     };
     // The segments are the inputs: no output may replace one, nor another output.
-    crate::resolve::outputs::check(&outputs, &args.files)?;
-    for path in outputs.paths() {
-        results::check_writable(path)?;
-    }
+    let segments: Vec<Input> = args
+        .files
+        .iter()
+        .map(|path| Input::new(path, "a segment being merged"))
+        .collect();
+    let _claimed = claim(&named(&outputs), &segments, Existing::typed(args.overwrite))?;
     let files = args
         .files
         .iter()

@@ -6,11 +6,23 @@ use crate::analysis::AnalysisOptions;
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::exit::UsageError;
 use crate::report::{self, ReportView};
+use crate::resolve::outputs::{Existing, Input, Output, claim};
 use crate::results::{self, ResultsFile};
 
 /// Renders the report to stdout or `--output`.
 pub(crate) fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
     super::gate::check_outputs(&args.gate, &args.file, args.output.as_deref())?;
+    let _claimed = claim(
+        &[
+            ("--output", args.output.as_deref()),
+            ("--junit", args.gate.junit.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, path)| Output::report(flag, path))
+        .collect::<Vec<_>>(),
+        &[Input::new(&args.file, "the saved run being reported")],
+        Existing::typed(args.overwrite),
+    )?;
     let mut results = results::load(&args.file).map_err(|e| UsageError::err(format!("{e:#}")))?;
     let options = match &results.analysis {
         Some(saved) => crate::resolve::args::analysis_options(&args.analysis, saved)?,

@@ -3,7 +3,7 @@
 use crate::cli::RunArgs;
 use crate::exit;
 use crate::report::{self, ReportView};
-use crate::results;
+use crate::resolve::outputs::{self, Existing};
 use crate::runner;
 
 /// Runs an experiment and prints its table; the exit code follows the verdict.
@@ -15,11 +15,17 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
         }
         None => (crate::resolve::plan(args, command_line)?, None),
     };
+    // Held until the run ends: no other abtest may write these files meanwhile.
+    let _outputs = match &args.resume {
+        Some(path) => outputs::claim_run(&plan, None, Existing::Resumed(path))?,
+        None => outputs::claim_run(
+            &plan,
+            args.workload.workload_file.as_deref(),
+            Existing::typed(args.overwrite),
+        )?,
+    };
     for warning in &plan.warnings {
         crate::terminal::warning(warning);
-    }
-    for path in plan.outputs.paths() {
-        results::check_writable(path)?;
     }
     // A segment whose first round is already past is refused before anything is
     // written, in the dry run too.

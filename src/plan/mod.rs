@@ -95,21 +95,6 @@ pub(crate) struct Outputs {
     pub(crate) junit: Option<PathBuf>,
 }
 
-impl Outputs {
-    /// Every output path that was given.
-    pub(crate) fn paths(&self) -> impl Iterator<Item = &PathBuf> {
-        [
-            &self.json,
-            &self.markdown,
-            &self.html,
-            &self.csv,
-            &self.junit,
-        ]
-        .into_iter()
-        .flatten()
-    }
-}
-
 /// How the client drives the servers, the same for both sides.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ClientOptions {

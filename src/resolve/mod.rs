@@ -1,5 +1,6 @@
 //! From what the user typed to the plan: the flags (`args`), both profiles (`side`,
-//! `managed`), a split run's segment (`split`) and the output paths (`outputs`). This is
+//! `managed`), a split run's segment (`split`) and the output paths (`outputs`, checked
+//! and claimed by each command that writes, see [`outputs::claim`]). This is
 //! the only layer that reads flags; everything below it sees the typed `Plan` alone, so
 //! a flag can be renamed without touching the code that runs, and tests build plans
 //! without a command line.
@@ -88,10 +89,6 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
     };
     plan.validate()?;
     split::check(&plan, cli.schedule.seed.is_some())?;
-    outputs::check(
-        &plan.outputs,
-        &outputs::inputs(&plan, cli.workload.workload_file.as_deref()),
-    )?;
     Ok(plan)
 }
 

@@ -10,8 +10,12 @@ use anyhow::Context;
 use super::{ResultsFile, checks, schema};
 
 /// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
-/// On failure the previous file is left intact.
+/// On failure the previous file is left intact. A symbolic link is written through (the
+/// file it leads to is replaced); a path holding anything but a regular file is refused,
+/// since the rename would put a regular file in place of the device, pipe or socket.
 pub(crate) fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
+    let target = crate::paths::write_target(path)?;
+    let path = target.as_path();
     let dir = parent_dir(path);
     let mut temp = tempfile::NamedTempFile::new_in(&dir).with_context(|| {
         format!(

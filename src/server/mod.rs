@@ -5,6 +5,7 @@ pub mod binary;
 pub(crate) mod command_line;
 pub(crate) mod defaults_file;
 pub(crate) mod facts;
+pub(crate) mod includes;
 pub(crate) mod options;
 pub(crate) mod probe;
 pub mod sandbox;

@@ -139,29 +139,29 @@ fn documentation() -> Vec<PathBuf> {
     files
 }
 
-/// The words to run: a comparison gets `--dry-run`; output files go to the sandbox.
-fn runnable(words: &[String], sandbox: &Sandbox) -> Vec<String> {
+/// The words to run: a comparison gets `--dry-run`; output files go to the sandbox,
+/// each command's under a name of its own (`number`), since abtest keeps a saved run
+/// where one already is (a dry run checks that too).
+fn runnable(words: &[String], sandbox: &Sandbox, number: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut iter = words.iter();
-    let output_flags: &[&str] = if words[0] == "merge" {
-        &[
-            "-o",
-            "--output",
-            "--json",
-            "--markdown",
-            "--html",
-            "--junit",
-        ]
-    } else {
-        &["-o", "--output", "--junit"]
-    };
+    let output_flags = [
+        "-o",
+        "--output",
+        "--json",
+        "--markdown",
+        "--html",
+        "--csv",
+        "--junit",
+    ];
     while let Some(word) = iter.next() {
         out.push(word.clone());
         if output_flags.contains(&word.as_str())
             && let Some(path) = iter.next()
         {
             let name = Path::new(path).file_name().unwrap().to_str().unwrap();
-            out.push(sandbox.path(name).to_str().unwrap().to_string());
+            let path = sandbox.path(&format!("{number}-{name}"));
+            out.push(path.to_str().unwrap().to_string());
         }
     }
     let subcommand = [
@@ -186,7 +186,7 @@ fn every_documented_command_line_works() {
     let mut count = 0;
     for file in documentation() {
         for documented in documented_commands(&file) {
-            let args = runnable(&documented.words, &sandbox);
+            let args = runnable(&documented.words, &sandbox, count);
             let output = sandbox
                 .abtest()
                 .current_dir(&documented.dir)

@@ -13,6 +13,7 @@ mod docs;
 mod faults;
 mod fuzz;
 mod managed_run;
+mod outputs;
 mod parity;
 mod planted;
 mod query_classes;

@@ -119,6 +119,7 @@ impl Bench {
     /// Statements per event of an abtest run, from the server's counters.
     fn abtest_mix(&self, workload: &str, extra: &[&str]) -> BTreeMap<String, f64> {
         let json = self.sandbox.path("parity.json");
+        let _ = std::fs::remove_file(&json);
         let before = self.counters();
         let mut args = vec![
             "--baseline",

@@ -440,8 +440,11 @@ pub struct Finished {
 
 impl Sandbox {
     /// Runs abtest with `args` plus `--json` into the sandbox and reads everything back.
+    /// Each call writes a new file: the one of an earlier call is removed first (abtest
+    /// keeps a saved run unless told to replace it).
     pub fn run_json(&self, args: &[&str]) -> Finished {
         let json = self.path("results.json");
+        let _ = std::fs::remove_file(&json);
         let mut all: Vec<&str> = args.to_vec();
         all.extend(["--json", json.to_str().unwrap()]);
         let output = self.run(&all);
