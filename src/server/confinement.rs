@@ -4,8 +4,9 @@
 //!
 //! Four things are read, every time:
 //! - its accounts, from the grant tables and from the server's memory (a row deleted
-//!   from `mysql.global_priv` without `FLUSH PRIVILEGES` still logs in), and a login
-//!   without a password over TCP for each account's name;
+//!   from `mysql.global_priv` without `FLUSH PRIVILEGES` still logs in): one abtest did
+//!   not create must be on a local host and have a password; and a login without a
+//!   password over TCP is tried for each account's name;
 //! - its listening sockets (`/proc/<pid>/net/{tcp,tcp6,udp,udp6,unix}`, matched to the
 //!   process's own descriptors): only abtest's port, `extra_port` and socket;
 //! - its open files (`/proc/<pid>/fd`): each inside the private directory;
@@ -101,25 +102,80 @@ pub(crate) fn check(
     )))
 }
 
-/// Accounts abtest did not make, from the grant tables and from the server's memory
-/// (`information_schema` lists the accounts the server holds, not the table's rows);
-/// roles cannot log in and are left out.
+/// Hosts an account may have: the ones abtest's own are created for, reachable only from
+/// this machine (and `localhost` only through the private socket).
+const LOCAL_HOSTS: &[&str] = &["127.0.0.1", "::1", "localhost"];
+
+/// Accounts abtest did not make that let someone in: one reachable from another host,
+/// one without a password, and one the server holds in memory that its grant tables do
+/// not list (a row deleted without `FLUSH PRIVILEGES`: nothing shows how it logs in).
+/// An account a hook creates on a local host with a password is allowed; roles cannot
+/// log in and are left out.
 fn accounts(server: &Confined<'_>, admin: &mut mysql::Conn) -> anyhow::Result<Vec<String>> {
-    let mut all: BTreeSet<(String, String)> = admin
-        .query::<(String, String), _>(
-            "SELECT User, Host FROM mysql.global_priv \
-             WHERE IFNULL(JSON_VALUE(Priv, '$.is_role'), 'false') <> 'true'",
-        )?
-        .into_iter()
-        .collect();
+    let rows: Vec<(String, String, String)> =
+        admin.query("SELECT User, Host, Priv FROM mysql.global_priv")?;
+    let mut listed = BTreeSet::new();
+    let mut found = Vec::new();
+    for (user, host, priv_json) in rows {
+        let privileges: serde_json::Value =
+            serde_json::from_str(&priv_json).unwrap_or(serde_json::Value::Null);
+        if privileges["is_role"] == true {
+            continue;
+        }
+        let account = (user, host);
+        if !server.accounts.contains(&account) {
+            let (user, host) = &account;
+            if !LOCAL_HOSTS.contains(&host.as_str()) {
+                found.push(format!(
+                    "an account abtest did not create, '{user}'@'{host}', which other hosts \
+                     can reach"
+                ));
+            } else if password_less(&privileges) {
+                found.push(format!(
+                    "an account abtest did not create, '{user}'@'{host}', without a password"
+                ));
+            }
+        }
+        listed.insert(account);
+    }
     let grantees: Vec<String> =
         admin.query("SELECT DISTINCT GRANTEE FROM information_schema.USER_PRIVILEGES")?;
-    all.extend(grantees.iter().filter_map(|g| split_grantee(g)));
-    Ok(all
-        .into_iter()
-        .filter(|account| !server.accounts.contains(account))
-        .map(|(user, host)| format!("an account abtest did not create, '{user}'@'{host}'"))
-        .collect())
+    for (user, host) in grantees.iter().filter_map(|g| split_grantee(g)) {
+        if !listed.contains(&(user.clone(), host.clone())) {
+            found.push(format!(
+                "an account abtest did not create, '{user}'@'{host}', which the server holds \
+                 but its grant tables do not list"
+            ));
+        }
+    }
+    Ok(found)
+}
+
+/// Whether an account (its `mysql.global_priv` JSON) logs in without a password: it is
+/// not locked and one of its ways in is a password plugin with no password.
+fn password_less(privileges: &serde_json::Value) -> bool {
+    if privileges["account_locked"] == true {
+        return false;
+    }
+    let alternatives = privileges["auth_or"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    std::iter::once(privileges)
+        .chain(
+            alternatives
+                .iter()
+                .filter(|a| a.as_object().is_some_and(|o| !o.is_empty())),
+        )
+        .any(|method| {
+            let plugin = method["plugin"].as_str().unwrap_or("");
+            let secret = method["authentication_string"].as_str().unwrap_or("");
+            let by_password = matches!(
+                plugin,
+                "" | "mysql_native_password" | "mysql_old_password" | "ed25519" | "parsec"
+            );
+            by_password && secret.is_empty()
+        })
 }
 
 /// `'user'@'host'` as `information_schema` writes a grantee.
@@ -384,6 +440,36 @@ mod tests {
                 337824
             ))
         );
+    }
+
+    #[test]
+    fn password_less_accounts_are_told_from_guarded_ones() {
+        let json = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
+        for (privileges, open) in [
+            (
+                r#"{"access":0,"plugin":"mysql_native_password","authentication_string":""}"#,
+                true,
+            ),
+            (r#"{"access":0}"#, true),
+            (
+                r#"{"plugin":"mysql_native_password","authentication_string":"","account_locked":true}"#,
+                false,
+            ),
+            (
+                r#"{"plugin":"mysql_native_password","authentication_string":"*0D3C"}"#,
+                false,
+            ),
+            (
+                r#"{"plugin":"mysql_native_password","authentication_string":"invalid","auth_or":[{},{"plugin":"unix_socket"}]}"#,
+                false,
+            ),
+            (
+                r#"{"plugin":"unix_socket","auth_or":[{},{"plugin":"ed25519","authentication_string":""}]}"#,
+                true,
+            ),
+        ] {
+            assert_eq!(password_less(&json(privileges)), open, "{privileges}");
+        }
     }
 
     #[test]
