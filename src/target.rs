@@ -22,6 +22,15 @@ pub(crate) struct Target {
 }
 
 impl Target {
+    /// Refuses a managed server that is no longer closed to others (exit 2, naming the
+    /// account, port or file); `after` says when, for the message. An external server
+    /// is its owner's to guard.
+    pub(crate) fn check_confined(&self, after: &str) -> anyhow::Result<()> {
+        self.server
+            .as_ref()
+            .map_or(Ok(()), |server| server.check_confined(after))
+    }
+
     /// A side backed by a managed server that is already running.
     pub(crate) fn managed(plan: &SidePlan, server: ManagedServer) -> Target {
         Target {

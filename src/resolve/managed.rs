@@ -352,16 +352,20 @@ fn classify_defaults_file(
         .map(|(name, value)| {
             let mut root = option_root(&name);
             let write_path = write_paths::write_path(&name, known);
-            let treatment = if reserved_option(&name).is_some() || root == "port" {
-                Treatment::Replaced
-            } else if let Some(option) = write_path.filter(|_| value.is_some()) {
-                root = option.to_string();
-                Treatment::Redirected
-            } else if profile_roots.contains(&root) {
-                Treatment::OverriddenByProfile
-            } else {
-                Treatment::Kept
-            };
+            // A `[client-server]` password is the clients': mariadbd has no such option
+            // (it would refuse to start and print the value in its error log), and
+            // abtest's client uses its own.
+            let treatment =
+                if reserved_option(&name).is_some() || root == "port" || root == "password" {
+                    Treatment::Replaced
+                } else if let Some(option) = write_path.filter(|_| value.is_some()) {
+                    root = option.to_string();
+                    Treatment::Redirected
+                } else if profile_roots.contains(&root) {
+                    Treatment::OverriddenByProfile
+                } else {
+                    Treatment::Kept
+                };
             FileOption {
                 name,
                 value,

@@ -216,7 +216,8 @@ impl Backend for Servers<'_> {
             HookPoint::AfterRound => &hooks.after_round,
         };
         let target = &self.targets[self.server_of(side)];
-        hooks::run(&target.admin, side, point.as_str(), statements)
+        hooks::run(&target.admin, side, point.as_str(), statements)?;
+        target.check_confined(&format!("the {side} {} hooks", point.as_str()))
     }
 
     fn round(&mut self, slot: Slot, progress: &Progress) -> anyhow::Result<RoundRecord> {

@@ -141,8 +141,11 @@ fn run_with_results(
         crate::terminal::warning(message);
     }
     results.warnings.extend(teardown);
+    let confined = targets
+        .iter()
+        .try_for_each(|t| t.check_confined("the teardown hooks, at the end of the run"));
     drop(targets);
-    rounds
+    rounds.and(confined)
 }
 
 /// Refuses to resume against servers whose configuration changed since the run started.

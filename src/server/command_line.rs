@@ -1,11 +1,15 @@
 //! A managed server's command line, in one place, so that the server abtest starts and
 //! the one `--dry-run` shows are the same words.
 //!
-//! The order is the guarantee: `--no-defaults`; the generated TLS files (a profile may
-//! turn TLS off); the user's my.cnf; the profile's options; abtest's own last, so that
-//! no spelling of an option before them can take the server out of its private
-//! directory or open it to others. Options that name where the server writes are pointed
-//! into the private directory wherever they come from (see `write_paths`).
+//! The order is the guarantee: `--no-defaults`, or the user's my.cnf as a private 0600
+//! options file (`--defaults-file`, read before the command line: its values, keys and
+//! passwords among them, never appear in `ps`); the generated TLS files (a profile may
+//! turn TLS off); the profile's options; abtest's own last, so that no spelling of an
+//! option before them can take the server out of its private directory or open it to
+//! others. Options that name where the server writes are pointed into the private
+//! directory wherever they come from (see `write_paths`); symbolic links are off, so
+//! `CREATE TABLE … DATA DIRECTORY` cannot place a table outside it either. Who the
+//! server runs as is not an option: abtest switches the process's user itself.
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +39,11 @@ pub(crate) fn data_dir(dir: &Path) -> PathBuf {
     dir.join("data")
 }
 
+/// The options file holding the user's my.cnf, as the server reads it.
+pub(crate) fn options_file(dir: &Path) -> PathBuf {
+    dir.join("defaults.cnf")
+}
+
 /// The only directory `SELECT … INTO OUTFILE` and `LOAD DATA` may reach.
 pub(crate) fn files_dir(dir: &Path) -> PathBuf {
     dir.join("files")
@@ -43,15 +52,16 @@ pub(crate) fn files_dir(dir: &Path) -> PathBuf {
 /// The arguments mariadbd is started with.
 pub(crate) fn server_args(layout: &Layout<'_>, launch: &ServerLaunch<'_>) -> Vec<String> {
     let dir = layout.dir;
+    let defaults = match launch.defaults_file {
+        Some(_) => format!("--defaults-file={}", options_file(dir).display()),
+        None => "--no-defaults".to_string(),
+    };
     let mut args = vec![
-        "--no-defaults".to_string(),
+        defaults,
         format!("--ssl-ca={}", layout.tls.ca.display()),
         format!("--ssl-cert={}", layout.tls.cert.display()),
         format!("--ssl-key={}", layout.tls.key.display()),
     ];
-    if let Some(file) = launch.defaults_file {
-        args.extend(file.server_args(dir));
-    }
     let needed = launch.max_threads + 16;
     let max_connections = launch
         .options
@@ -83,9 +93,6 @@ pub(crate) fn server_args(layout: &Layout<'_>, launch: &ServerLaunch<'_>) -> Vec
             },
         }
     }
-    if super::sandbox::is_root() {
-        args.push("--user=root".into());
-    }
     args.extend([
         format!("--datadir={}", data_dir(dir).display()),
         format!("--socket={}", layout.socket.display()),
@@ -100,6 +107,7 @@ pub(crate) fn server_args(layout: &Layout<'_>, launch: &ServerLaunch<'_>) -> Vec
         format!("--open-files-limit={}", (max_connections * 4).max(4096)),
         format!("--secure-file-priv={}", files_dir(dir).display()),
         "--skip-skip-grant-tables".into(),
+        "--skip-symbolic-links".into(),
     ]);
     args
 }
@@ -121,5 +129,15 @@ pub(crate) fn preview(launch: &ServerLaunch<'_>) -> String {
     };
     let mut words = vec![launch.binary.display().to_string()];
     words.extend(server_args(&layout, launch));
-    words.join(" ")
+    let mut preview = words.join(" ");
+    if let Some(file) = launch.defaults_file {
+        preview.push_str(&format!(
+            "\n          with {} (mode 0600):\n            {}",
+            options_file(dir).display(),
+            file.options_file(dir)
+                .trim_end()
+                .replace('\n', "\n            ")
+        ));
+    }
+    preview
 }

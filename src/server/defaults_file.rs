@@ -2,8 +2,9 @@
 //! "does this my.cnf change cost us?" is two profiles and one command.
 //!
 //! The file is read the way mariadbd reads it (`my_print_defaults` with mariadbd's
-//! groups, includes followed), and its options go on the command line before the
-//! profile's and abtest's own, so later ones win. Three kinds of option are not taken as
+//! groups, includes followed), and its options reach the server through a private
+//! options file of its own (never the command line, which every local user can read),
+//! read before the profile's and abtest's own options, so later ones win. Three kinds of option are not taken as
 //! they are, because a throwaway server on a shared host must stay private and must not
 //! write where the real server keeps its files:
 //! - abtest's own (datadir, socket, port, bind address, TLS files, user, …) are replaced;
@@ -80,17 +81,27 @@ pub(crate) struct DefaultsFile {
 }
 
 impl DefaultsFile {
-    /// The command-line arguments of the file's options, for a server in `dir` (its
-    /// private directory): kept ones as written, redirected ones inside `dir`.
-    pub(crate) fn server_args(&self, dir: &Path) -> Vec<String> {
-        self.options
-            .iter()
-            .filter_map(|option| match option.treatment {
-                Treatment::Kept | Treatment::OverriddenByProfile => Some(render(option, None)),
-                Treatment::Redirected => Some(render_redirected(option, dir)),
-                Treatment::Replaced => None,
-            })
-            .collect()
+    /// The options file a server in `dir` (its private directory) reads the file's
+    /// options from: kept ones as written, redirected ones inside `dir`, each value
+    /// quoted and escaped the way mariadbd's option-file reader undoes it.
+    pub(crate) fn options_file(&self, dir: &Path) -> String {
+        let mut text = String::from("[mysqld]\n");
+        for option in &self.options {
+            let value = match option.treatment {
+                Treatment::Kept | Treatment::OverriddenByProfile => option.value.clone(),
+                Treatment::Redirected => Some(write_paths::redirected(
+                    &option.root,
+                    option.value.as_deref().unwrap_or_default(),
+                    dir,
+                )),
+                Treatment::Replaced => continue,
+            };
+            match value {
+                Some(value) => text.push_str(&format!("{}={}\n", option.name, quoted(&value))),
+                None => text.push_str(&format!("{}\n", option.name)),
+            }
+        }
+        text
     }
 
     /// The arguments a datadir in `dir` is installed with (see [`BOOTSTRAP`]).
@@ -112,6 +123,23 @@ fn render(option: &FileOption, value: Option<String>) -> String {
         Some(value) => format!("--{}={value}", option.name),
         None => format!("--{}", option.name),
     }
+}
+
+/// `value` in double quotes, with what mariadbd's option-file reader unescapes escaped.
+fn quoted(value: &str) -> String {
+    let mut out = String::from("\"");
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A redirected option: its value inside the private directory `dir`.
@@ -169,13 +197,9 @@ mod tests {
             ],
         };
         assert_eq!(
-            file.server_args(Path::new("/tmp/abtest-x")),
-            [
-                "--skip-name-resolve",
-                "--log_bin=/tmp/abtest-x/data/bin",
-                "--innodb_log_group_home_dir=/tmp/abtest-x/data",
-                "--innodb_page_size=32k",
-            ]
+            file.options_file(Path::new("/tmp/abtest-x")),
+            "[mysqld]\nskip-name-resolve\nlog_bin=\"/tmp/abtest-x/data/bin\"\n\
+             innodb_log_group_home_dir=\"/tmp/abtest-x/data\"\ninnodb_page_size=\"32k\"\n"
         );
         assert_eq!(
             file.bootstrap_args(Path::new("/tmp/abtest-x")),

@@ -3,10 +3,12 @@
 
 pub mod binary;
 pub(crate) mod command_line;
+pub(crate) mod confinement;
 pub(crate) mod defaults_file;
 pub(crate) mod facts;
 pub(crate) mod includes;
 pub(crate) mod options;
+pub(crate) mod os_user;
 pub(crate) mod probe;
 pub mod sandbox;
 pub mod tls;

@@ -1,13 +1,15 @@
 //! Managed throwaway servers: a temporary datadir, a free loopback port, the profile's
 //! options, generated TLS material and a clean stop.
 //!
-//! Nobody but abtest may enter a managed server. Its directory (datadir, socket, TLS key)
-//! is private to the invoking user; its only administrator is that OS user over the Unix
-//! socket (`unix_socket` authentication, no password exists to steal); over TCP only the
-//! workload's `sbtest` account exists, with a random password kept in memory; FILE
-//! reaches only a directory inside the private one; abtest's own options come after the
-//! profile's so none can be overridden; and before a server is used, abtest checks that
-//! a login over TCP without the password is refused.
+//! Nobody but abtest may enter a managed server. Its directory (datadir, socket, TLS key,
+//! options file) is private to the user the server runs as (the invoking user, or
+//! `mysql` when abtest runs as root: see `os_user`); its only administrator is the
+//! invoking OS user over the Unix socket (`unix_socket` authentication, no password
+//! exists to steal); over TCP only the workload's `sbtest` account exists, with a random
+//! password kept in memory; FILE reaches only a directory inside the private one;
+//! abtest's own options come after the profile's so none can be overridden; and before a
+//! server is used, and again after every hook phase, abtest checks from what the server
+//! has that it is still closed to others (see `confinement`).
 //!
 //! No mariadbd may outlive abtest. Three layers make sure of it: `Drop` stops the server
 //! on every normal and panicking exit; the server runs in its own process group so a
@@ -31,7 +33,9 @@ use crate::placement::CpuList;
 use crate::profile::{Side, TlsMode};
 use crate::secret::Secret;
 use crate::server::command_line;
+use crate::server::confinement::{self, Confined};
 use crate::server::defaults_file::DefaultsFile;
+use crate::server::os_user::ServerUser;
 use crate::server::tls::{self, TlsFiles};
 
 /// Database and user created on every managed server.
@@ -57,6 +61,8 @@ pub struct ManagedServer {
     password: Secret,
     /// The administrator: the invoking OS user, looked up once at install.
     admin_user: String,
+    /// The OS user the server runs as, when not the invoking one (abtest runs as root).
+    user: Option<ServerUser>,
 }
 
 /// What a managed server is started with.
@@ -113,7 +119,26 @@ impl ManagedServer {
             .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir()
             .with_context(|| format!("{side}: creating a temporary directory"))?;
+        let user = ServerUser::for_managed_server().map_err(|e| e.context(side.to_string()))?;
+        if let (Some(user), Some(parent)) = (&user, dir.path().parent()) {
+            user.check_reaches(parent)
+                .map_err(|e| e.context(side.to_string()))?;
+        }
         let admin_user = os_user_name();
+        std::fs::create_dir_all(dir.path().join("tmp"))?;
+        std::fs::create_dir_all(command_line::files_dir(dir.path()))?;
+        let tls = tls::generate_for(dir.path(), launch.tls_names)?;
+        if let Some(file) = launch.defaults_file {
+            write_private(
+                &command_line::options_file(dir.path()),
+                &file.options_file(dir.path()),
+            )
+            .with_context(|| format!("{side}: writing the defaults file's options"))?;
+        }
+        if let Some(user) = &user {
+            user.own_tree(dir.path())
+                .with_context(|| format!("{side}: handing the private directory over"))?;
+        }
         install_datadir(
             dir.path(),
             launch.binary,
@@ -122,9 +147,9 @@ impl ManagedServer {
                 .defaults_file
                 .map(|file| file.bootstrap_args(dir.path()))
                 .unwrap_or_default(),
+            user.as_ref(),
         )
         .with_context(|| format!("{side}: installing the datadir"))?;
-        let tls = tls::generate_for(dir.path(), launch.tls_names)?;
         let port = match launch.options.get("port") {
             Some(port) => port.parse().context("port option")?,
             None => free_port()?,
@@ -138,6 +163,7 @@ impl ManagedServer {
             tls,
             password: Secret::random(),
             admin_user,
+            user,
         })
     }
 
@@ -156,11 +182,14 @@ impl ManagedServer {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let place = launch.cpus.map(CpuList::pre_exec_placer);
-        // SAFETY: only async-signal-safe calls between fork and exec (the CPU mask was
-        // built before the fork).
+        let user = self.user.clone();
+        // SAFETY: only async-signal-safe calls between fork and exec (the CPU mask and
+        // the user were looked up before the fork). The parent-death signal is set after
+        // the switch of user, which clears it.
         unsafe {
             command.pre_exec(move || {
                 libc::setpgid(0, 0);
+                user.as_ref().map_or(Ok(()), ServerUser::switch_to)?;
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 place.as_ref().map_or(Ok(()), |place| place())
             });
@@ -189,41 +218,8 @@ impl ManagedServer {
     /// the name check (an abbreviation mariadbd resolves, say) is caught here.
     fn check_closed_to_others(&self) -> anyhow::Result<()> {
         let side = self.side;
-        for user in ["root", "abtest_intruder", USER] {
-            let mut spec = self.client_spec(&ClientSpec::default());
-            spec.user = user.to_string();
-            spec.password = None;
-            spec.database = None;
-            if spec.connect().is_ok() {
-                bail!(
-                    "{side}: the managed server let `{user}` in over TCP without a password; \
-                     it was stopped. Check the profile's [server.options] for options that \
-                     disable the grant tables"
-                );
-            }
-        }
+        self.check_confined("start-up")?;
         let mut admin = self.admin()?;
-        self.check_accounts(&mut admin)?;
-        let extra_port: Option<u16> = admin.query_first("SELECT @@extra_port")?;
-        if let Some(port) = extra_port.filter(|p| *p != 0) {
-            let mut spec = self.client_spec(&ClientSpec::default());
-            spec.endpoint = Endpoint::Tcp {
-                host: "127.0.0.1".into(),
-                port,
-            };
-            spec.password = None;
-            spec.database = None;
-            for user in ["root", "abtest_intruder", USER] {
-                spec.user = user.to_string();
-                if spec.connect().is_ok() {
-                    bail!(
-                        "{side}: the managed server let `{user}` in on its extra_port {port} \
-                         without a password; it was stopped. Remove extra_port or the option \
-                         that opened it from [server.options]"
-                    );
-                }
-            }
-        }
         let row: Option<(String, String, String)> =
             admin.query_first("SELECT @@bind_address, @@socket, @@secure_file_priv")?;
         let expected = (
@@ -247,27 +243,33 @@ impl ManagedServer {
         }
     }
 
-    /// Refuses a server with an account abtest did not make: a profile option (an
-    /// `init_file`, say) can create one, and a password-less `'evil'@'%'` would let
-    /// anyone in. Allowed are abtest's own account on loopback, the administrator on
-    /// the socket, and MariaDB's locked `mariadb.sys`.
-    fn check_accounts(&self, admin: &mut mysql::Conn) -> anyhow::Result<()> {
-        let accounts: Vec<(String, String)> =
-            admin.query("SELECT User, Host FROM mysql.global_priv")?;
-        let known = |user: &str, host: &str| {
-            (user == USER && ["127.0.0.1", "::1", "localhost"].contains(&host))
-                || (host == "localhost"
-                    && (user == "root" || user == "mariadb.sys" || user == self.admin_user))
+    /// Refuses a server that is no longer closed to others (see `confinement`): an
+    /// account abtest did not make (a password-less `'evil'@'%'` would let anyone in), a
+    /// password-less login, a port or socket abtest did not open, a file open or a
+    /// write-path variable outside the private directory. `after` says when, for the
+    /// message; the error carries exit code 2.
+    pub(crate) fn check_confined(&self, after: &str) -> anyhow::Result<()> {
+        let Some(pid) = self.pid() else {
+            return Ok(());
         };
-        if let Some((user, host)) = accounts.iter().find(|(u, h)| !known(u, h)) {
-            return Err(crate::exit::UsageError::err(format!(
-                "{}: the managed server has an account abtest did not create, '{user}'@'{host}'; \
-                 it was stopped. A profile option made it (init_file, a defaults file): remove \
-                 it from the profile",
-                self.side
-            )));
-        }
-        Ok(())
+        let accounts: Vec<(String, String)> = ["127.0.0.1", "::1", "localhost"]
+            .iter()
+            .map(|host| (USER.to_string(), host.to_string()))
+            .chain(
+                ["root", "mariadb.sys", self.admin_user.as_str()]
+                    .iter()
+                    .map(|user| (user.to_string(), "localhost".to_string())),
+            )
+            .collect();
+        let server = Confined {
+            side: self.side,
+            pid,
+            dir: self.dir(),
+            port: self.port,
+            socket: &self.socket,
+            accounts: &accounts,
+        };
+        confinement::check(&server, &mut self.admin()?, after)
     }
 
     /// The only directory `LOAD DATA INFILE`, `SELECT … INTO OUTFILE` and `LOAD_FILE`
@@ -621,13 +623,12 @@ fn install_datadir(
     server_binary: &Path,
     admin_user: &str,
     bootstrap: &[String],
+    user: Option<&ServerUser>,
 ) -> anyhow::Result<()> {
     let install = super::binary::find_program(&["mariadb-install-db", "mysql_install_db"])
         .context("mariadb-install-db not found; install mariadb-server")?;
     // A private TMPDIR: parallel bootstraps sharing /tmp collide on temporary table names.
     let tmp = dir.join("tmp");
-    std::fs::create_dir_all(&tmp)?;
-    std::fs::create_dir_all(command_line::files_dir(dir))?;
     let mut command = Command::new(&install);
     command
         .env_clear()
@@ -641,8 +642,9 @@ fn install_datadir(
             "--skip-test-db".into(),
         ])
         .args(bootstrap);
-    if is_root() {
-        command.arg("--user=root");
+    if let Some(user) = user.cloned() {
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe { command.pre_exec(move || user.switch_to()) };
     }
     if let Some(base) = server_binary.parent().and_then(Path::parent)
         && base != Path::new("/usr")
@@ -672,6 +674,20 @@ fn native_password_hash(password: &str) -> String {
     let twice = Sha1::digest(Sha1::digest(password.as_bytes()));
     let hex: String = twice.iter().map(|b| format!("{b:02X}")).collect();
     format!("*{hex}")
+}
+
+/// Writes `text` into a new file readable by its owner only (0600).
+fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("creating {}", path.display()))?;
+    file.write_all(text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 fn free_port() -> anyhow::Result<u16> {

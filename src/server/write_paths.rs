@@ -29,7 +29,8 @@ pub(crate) enum PathKind {
 }
 
 /// Every option of MariaDB 10.11 and its bundled plugins that names where the server
-/// writes, with what its value is.
+/// writes, with what its value is. A test holds this list against the installed
+/// server's own (`mariadbd --verbose --help`, every bundled plugin loaded).
 const WRITE_PATHS: &[(&str, PathKind)] = &[
     ("aria_log_dir_path", PathKind::Directory),
     ("general_log_file", PathKind::File),
@@ -44,6 +45,7 @@ const WRITE_PATHS: &[(&str, PathKind)] = &[
     ("log_bin", PathKind::File),
     ("log_bin_index", PathKind::File),
     ("log_ddl_recovery", PathKind::File),
+    ("log_isam", PathKind::File),
     ("log_slow_query_file", PathKind::File),
     ("log_tc", PathKind::File),
     ("master_info_file", PathKind::File),
@@ -149,6 +151,8 @@ mod tests {
             ("slow_query_log_f", "slow_query_log_file"),
             ("log_slow_query_file", "log_slow_query_file"),
             ("aria-log-dir", "aria_log_dir_path"),
+            ("log-isam", "log_isam"),
+            ("loose_LOG_ISAM", "log_isam"),
         ] {
             assert_eq!(write_path(name, None), Some(option), "{name}");
         }
@@ -194,6 +198,124 @@ mod tests {
             ),
         ] {
             assert_eq!(redirected(option, value, dir), expected, "{option}={value}");
+        }
+    }
+
+    /// Options the server's listing names like a place (`…_file`, `…dir`, `…_path`,
+    /// `…_log`, `log_…`) that abtest does not redirect, each with why not.
+    const NOT_WRITTEN: &[(&str, &str)] = &[
+        (
+            "aria_sync_log_dir",
+            "a policy (NEWFILE, CLOSE, NEVER), not a place",
+        ),
+        ("basedir", "read: the installation"),
+        ("character_sets_dir", "read: character set definitions"),
+        ("character_set_filesystem", "a character set"),
+        ("des_key_file", "read: DES keys"),
+        ("file_key_management_filename", "read: the encryption keys"),
+        ("ft_stopword_file", "read: a stopword list"),
+        (
+            "ignore_db_dirs",
+            "names of directories to leave out, not a place",
+        ),
+        ("init_file", "read: SQL run at start"),
+        (
+            "innodb_cmp_per_index",
+            "an information_schema table's switch",
+        ),
+        ("lc_messages_dir", "read: error messages"),
+        ("log_disabled_statements", "a set of statement kinds"),
+        ("log_output", "FILE, TABLE or NONE, not a place"),
+        ("log_slow_disabled_statements", "a set of statement kinds"),
+        ("log_slow_filter", "a set of query kinds"),
+        ("log_slow_verbosity", "a set of details"),
+        ("plugin_dir", "read: the plugins"),
+        ("sql_error_log", "the plugin's switch"),
+        ("ssl_capath", "read: CA certificates"),
+        ("ssl_crlpath", "read: revocation lists"),
+    ];
+
+    /// Options abtest sets itself on every managed server (replaced, never redirected).
+    const ABTESTS_OWN: &[&str] = &[
+        "datadir",
+        "log_error",
+        "pid_file",
+        "secure_file_priv",
+        "tmpdir",
+    ];
+
+    /// The installed server's option listing, with every bundled plugin loaded (their
+    /// options exist only then), as `(name, takes a value)`.
+    fn listed_options() -> Vec<(String, bool)> {
+        let binary = std::path::Path::new("/usr/sbin/mariadbd");
+        assert!(binary.exists(), "mariadbd is installed (mariadb-server)");
+        let plugins: Vec<String> = std::fs::read_dir("/usr/lib/mysql/plugin")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".so"))
+            .map(|name| format!("--plugin-load-add={name}"))
+            .collect();
+        let output = std::process::Command::new(binary)
+            .arg("--no-defaults")
+            .arg("--plugin-maturity=experimental")
+            .args(&plugins)
+            .args(["--verbose", "--help"])
+            .stderr(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter(|line| line.starts_with("  -"))
+            .filter_map(|line| {
+                let start = line.find("--")? + 2;
+                let rest = &line[start..];
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                    .unwrap_or(rest.len());
+                let takes_value =
+                    rest[end..].starts_with("=name") || rest[end..].starts_with("[=name]");
+                Some((rest[..end].replace('-', "_"), takes_value))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_option_of_the_installed_server_that_names_a_place_is_redirected_or_read_only() {
+        let listed = listed_options();
+        assert!(listed.len() > 500, "{} options listed", listed.len());
+        let place =
+            regex::Regex::new(r"(file|filename|dir|directory|path|basename|_log|_index)$|^log_")
+                .unwrap();
+        let mut unhandled = Vec::new();
+        for (name, takes_value) in &listed {
+            if !takes_value || !place.is_match(name) {
+                continue;
+            }
+            let handled = is_write_path_variable(name)
+                || ABTESTS_OWN.contains(&name.as_str())
+                || NOT_WRITTEN.iter().any(|(n, _)| n == name);
+            if !handled {
+                unhandled.push(name.clone());
+            }
+        }
+        assert!(
+            unhandled.is_empty(),
+            "options that may name where the server writes, neither redirected nor \
+             explained: {unhandled:?}"
+        );
+        for name in [
+            "log_isam",
+            "general_log_file",
+            "server_audit_file_path",
+            "log_tc",
+        ] {
+            assert!(
+                listed.iter().any(|(n, _)| n == name),
+                "{name} is listed (the listing is complete)"
+            );
         }
     }
 }

@@ -141,12 +141,25 @@ fn the_dry_run_shows_the_command_line_with_every_write_inside_the_private_direct
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let command = stdout
         .lines()
-        .find(|line| line.trim_start().starts_with('/') && line.contains("--no-defaults"))
+        .find(|line| {
+            line.trim_start().starts_with('/')
+                && line.contains("--defaults-file=<private-dir>/defaults.cnf")
+        })
         .unwrap_or_else(|| panic!("no command line in:\n{stdout}"));
+    // The file's options reach the server through its private options file, shown
+    // below the command line, never on it.
+    for line in [
+        "general-log-fil=\"<private-dir>/data/general.log\"",
+        "innodb-data-home-d=\"<private-dir>/data\"",
+        "max_allowed_packet=\"8M\"",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l.trim() == line),
+            "{line} in:\n{stdout}"
+        );
+    }
+    assert!(!command.contains("general-log-fil"), "{command}");
     for word in [
-        "--general-log-fil=<private-dir>/data/general.log",
-        "--innodb-data-home-d=<private-dir>/data",
-        "--max_allowed_packet=8M",
         "--log_bin=<private-dir>/data/bin",
         "--datadir=<private-dir>/data",
         "--secure-file-priv=<private-dir>/files",

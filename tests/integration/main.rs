@@ -7,6 +7,7 @@ mod answers;
 mod bad_input;
 mod capture;
 mod client_behaviour;
+mod confinement;
 mod custom_workload;
 mod defaults_file;
 mod docs;

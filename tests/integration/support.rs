@@ -26,10 +26,13 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
+    /// Others may pass through the directory (mode 0711), as through /tmp: a managed
+    /// server started by root runs as `mysql` and must reach its own directory inside.
     pub fn new() -> Sandbox {
         Sandbox {
             dir: tempfile::Builder::new()
                 .prefix("abtest-test-")
+                .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o711))
                 .tempdir()
                 .unwrap(),
         }
