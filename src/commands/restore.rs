@@ -110,14 +110,13 @@ fn show(step: &Step) {
 fn connect_spec(saved: &SidePlan) -> anyhow::Result<ConnectSpec> {
     let side = saved.side;
     let mut warnings = Vec::new();
-    let now = crate::resolve::resolve_side(&saved.profile, side, &mut warnings).with_context(
-        || {
+    let now =
+        crate::resolve::resolve_side(&saved.profile, side, &mut warnings).with_context(|| {
             format!(
                 "restore: reading the {side} profile {} for the server's credentials",
                 saved.profile.display()
             )
-        },
-    )?;
+        })?;
     for warning in warnings {
         eprintln!("abtest: warning: {warning}");
     }

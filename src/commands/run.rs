@@ -65,7 +65,11 @@ fn left_changed(results: &results::ResultsFile, plan: &crate::plan::Plan) -> Opt
     let left: Vec<String> = results
         .sides
         .iter()
-        .flat_map(|(side, info)| info.not_restored.iter().map(move |l| format!("{side}: {l}")))
+        .flat_map(|(side, info)| {
+            info.not_restored
+                .iter()
+                .map(move |l| format!("{side}: {l}"))
+        })
         .collect();
     if left.is_empty() {
         return None;

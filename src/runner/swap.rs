@@ -97,7 +97,10 @@ pub(super) fn snapshots(
 ) -> anyhow::Result<Vec<Option<GlobalSnapshot>>> {
     let mut snapshots = Vec::new();
     for target in targets {
-        let saved = results.sides.get(&target.side).and_then(|s| s.globals.clone());
+        let saved = results
+            .sides
+            .get(&target.side)
+            .and_then(|s| s.globals.clone());
         let snapshot = match saved {
             _ if target.server.is_some() || !super::segments::leads(plan) => None,
             Some(saved) => Some(saved),

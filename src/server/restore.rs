@@ -110,7 +110,10 @@ impl Step {
                 "could not put back: {}{statement}: {error}; {fix}",
                 self.difference()
             ),
-            None => format!("could not put back: {}{statement}; {fix}", self.difference()),
+            None => format!(
+                "could not put back: {}{statement}; {fix}",
+                self.difference()
+            ),
         }
     }
 }
@@ -372,7 +375,10 @@ mod tests {
     use super::super::globals::Plugin;
     use super::*;
 
-    fn snapshot(variables: &[(&str, Option<&str>)], plugins: &[(&str, Option<&str>)]) -> GlobalSnapshot {
+    fn snapshot(
+        variables: &[(&str, Option<&str>)],
+        plugins: &[(&str, Option<&str>)],
+    ) -> GlobalSnapshot {
         GlobalSnapshot {
             taken_at: String::new(),
             variables: variables
@@ -393,7 +399,10 @@ mod tests {
     }
 
     fn sql(steps: &[Step]) -> Vec<String> {
-        steps.iter().map(|s| s.sql().unwrap_or_else(|| s.difference())).collect()
+        steps
+            .iter()
+            .map(|s| s.sql().unwrap_or_else(|| s.difference()))
+            .collect()
     }
 
     #[test]
@@ -454,7 +463,10 @@ mod tests {
             &[("BLACKHOLE", Some("ha_blackhole.so")), ("InnoDB", None)],
         );
         let now = snapshot(
-            &[("a", Some("2")), ("simple_password_check_digits", Some("1"))],
+            &[
+                ("a", Some("2")),
+                ("simple_password_check_digits", Some("1")),
+            ],
             &[
                 ("simple_password_check", Some("simple_password_check.so")),
                 ("InnoDB", None),
@@ -477,7 +489,10 @@ mod tests {
         let steps = steps(&before, &now);
         let said: Vec<String> = steps.iter().map(|s| s.left(None)).collect();
         assert_eq!(said.len(), 3, "{said:?}");
-        assert!(said[0].contains("variable gone no longer exists"), "{said:?}");
+        assert!(
+            said[0].contains("variable gone no longer exists"),
+            "{said:?}"
+        );
         assert!(said[1].contains("variable new appeared since"), "{said:?}");
         assert!(said[2].contains("plugin InnoDB was removed"), "{said:?}");
     }
@@ -485,11 +500,17 @@ mod tests {
     #[test]
     fn moving_and_masked_variables_are_left_out() {
         let before = snapshot(
-            &[("gtid_binlog_pos", Some("")), ("wsrep_sst_auth", Some(MASKED))],
+            &[
+                ("gtid_binlog_pos", Some("")),
+                ("wsrep_sst_auth", Some(MASKED)),
+            ],
             &[],
         );
         let now = snapshot(
-            &[("gtid_binlog_pos", Some("0-1-9")), ("wsrep_sst_auth", Some("x"))],
+            &[
+                ("gtid_binlog_pos", Some("0-1-9")),
+                ("wsrep_sst_auth", Some("x")),
+            ],
             &[],
         );
         assert!(steps(&before, &now).is_empty());
