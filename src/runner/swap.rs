@@ -67,8 +67,15 @@ impl<'a> Swap<'a> {
                 &side.hooks.teardown,
             ));
         }
-        for (target, snapshot) in targets.iter().zip(self.snapshots) {
+        for (i, (target, snapshot)) in targets.iter().zip(self.snapshots).enumerate() {
             let Some(snapshot) = snapshot else { continue };
+            // Both sides on one server: it is put back once.
+            if targets[..i]
+                .iter()
+                .any(|t| t.admin.same_server(&target.admin))
+            {
+                continue;
+            }
             let side = target.side;
             let outcome = restore::restore_server(&target.admin, snapshot);
             undone.warnings.extend(

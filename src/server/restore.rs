@@ -12,6 +12,11 @@ use mysql::prelude::Queryable;
 use super::globals::{GlobalSnapshot, MASKED, is_plain_name, moves_by_itself};
 use crate::db::ConnectSpec;
 
+/// The server's error for a read-only variable.
+const READ_ONLY: u16 = 1238;
+/// The server's error for a missing privilege.
+const ACCESS_DENIED: u16 = 1227;
+
 /// Passes of apply-and-read-again: one, and two for what a step moved as a side effect.
 const PASSES: usize = 3;
 
@@ -92,15 +97,18 @@ impl Step {
 
     /// The message for a difference that remains, with the server's reason when a step
     /// failed.
-    fn left(&self, error: Option<&String>) -> String {
-        let fix = match self {
-            Step::Set { .. } => {
-                "a read-only variable comes back only when the server restarts with its \
-                 original option; otherwise set it by hand"
+    fn left(&self, error: Option<&(u16, String)>) -> String {
+        let fix = match (self, error.map(|e| e.0)) {
+            (Step::Cannot { .. }, _) | (_, Some(READ_ONLY)) => {
+                "only a restart with the original configuration puts it back"
             }
-            Step::Uninstall { .. } | Step::Install { .. } => "run the statement by hand",
-            Step::Cannot { .. } => "only a restart with the original configuration puts it back",
+            (_, Some(ACCESS_DENIED)) => {
+                "run the statement, or `abtest restore` on the results file, as a user \
+                 allowed to (SUPER)"
+            }
+            _ => "run the statement by hand",
         };
+        let error = error.map(|e| &e.1);
         let statement = self
             .sql()
             .map(|sql| format!(" (`{sql}`)"))
@@ -311,7 +319,7 @@ pub(crate) fn restore(
     before: &GlobalSnapshot,
 ) -> Result<Outcome, mysql::Error> {
     let mut outcome = Outcome::default();
-    let mut errors: BTreeMap<String, String> = BTreeMap::new();
+    let mut errors: BTreeMap<String, (u16, String)> = BTreeMap::new();
     for _ in 0..PASSES {
         let now = GlobalSnapshot::read(conn)?;
         let todo: Vec<Step> = steps(before, &now)
@@ -331,7 +339,8 @@ pub(crate) fn restore(
                     }
                 }
                 Err(e) => {
-                    errors.insert(step.key(), crate::db::errors::describe(&e));
+                    let error = (crate::db::error_code(&e), crate::db::errors::describe(&e));
+                    errors.insert(step.key(), error);
                 }
             }
         }

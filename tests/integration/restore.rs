@@ -28,10 +28,8 @@ const MOVING: &[&str] = &[
     "innodb_monitor_reset_all",
 ];
 
-/// The shortest real run: one thread, two rounds of 300 ms a side, one small table.
+/// The shortest real run (with `--workload` or `--workload-file`): one thread, two rounds of 300 ms a side, one small table.
 const SHORT_RUN: &[&str] = &[
-    "--workload",
-    "oltp_point_select",
     "--threads",
     "1",
     "--rounds",
@@ -145,6 +143,9 @@ fn run_with_hooks(
         "--variant",
         variant.as_str(),
     ];
+    if !extra.contains(&"--workload-file") {
+        args.extend(["--workload", "oltp_point_select"]);
+    }
     args.extend(SHORT_RUN);
     args.extend(extra);
     sandbox.run(&args)
@@ -196,7 +197,7 @@ fn every_route_a_hook_changes_a_server_by_ends_as_it_began() {
         "PREPARE hook FROM 'SET GLOBAL net_read_timeout = 66'",
         "EXECUTE hook",
         "CALL hooks.set_global('optimizer_search_depth', '7')",
-        "SET GLOBAL character_set_server = 'latin1'",
+        "SET GLOBAL character_set_server = 'ascii'",
         "SET GLOBAL enforce_storage_engine = 'InnoDB'",
         "INSTALL SONAME 'ha_blackhole'",
         "UNINSTALL SONAME 'ha_archive'",
@@ -237,7 +238,7 @@ fn every_route_a_hook_changes_a_server_by_ends_as_it_began() {
         ("wait_timeout", "1111"),
         ("net_read_timeout", "66"),
         ("optimizer_search_depth", "7"),
-        ("collation_server", "latin1_swedish_ci"),
+        ("collation_server", "ascii_general_ci"),
         ("enforce_storage_engine", "InnoDB"),
         ("net_write_timeout", "88"),
         ("BLACKHOLE", "ACTIVE"),
@@ -503,7 +504,7 @@ fn after_kill_9_abtest_restore_puts_the_server_back() {
         &sandbox,
         "hooked.toml",
         "[hooks]\nsetup = [\"/*! SET GLOBAL max_connect_errors = 777 */\", \
-         \"SET GLOBAL character_set_server = 'latin1'\", \
+         \"SET GLOBAL character_set_server = 'ascii'\", \
          \"SET GLOBAL enforce_storage_engine = 'InnoDB'\", \"INSTALL SONAME 'ha_blackhole'\"]\n",
     );
     let mut args = vec![
@@ -530,13 +531,24 @@ fn after_kill_9_abtest_restore_puts_the_server_back() {
     let dry = sandbox.run(&["restore", &json, "--dry-run"]);
     let (stdout, stderr) = text(&dry);
     assert_eq!(dry.status.code(), Some(0), "{stdout}{stderr}");
+    let was = |name: &str| before.variables[name].clone().unwrap();
     for statement in [
-        "SET GLOBAL max_connect_errors = 100",
-        "SET GLOBAL character_set_server = 'utf8mb4'",
-        "SET GLOBAL enforce_storage_engine = NULL",
-        "UNINSTALL PLUGIN BLACKHOLE",
+        format!(
+            "SET GLOBAL max_connect_errors = {}",
+            was("max_connect_errors")
+        ),
+        format!(
+            "SET GLOBAL character_set_server = '{}'",
+            was("character_set_server")
+        ),
+        format!(
+            "SET GLOBAL collation_server = '{}'",
+            was("collation_server")
+        ),
+        "SET GLOBAL enforce_storage_engine = NULL".to_string(),
+        "UNINSTALL PLUGIN BLACKHOLE".to_string(),
     ] {
-        assert!(stdout.contains(statement), "{statement}: {stdout}");
+        assert!(stdout.contains(&statement), "{statement}: {stdout}");
     }
     assert_eq!(differences(&before, &state(&server)), changed);
     // The restore puts everything back, and a second one finds nothing to do.
