@@ -212,7 +212,7 @@ fn every_route_a_hook_changes_a_server_by_ends_as_it_began() {
     let hooks = format!(
         "setup = {}\nafter_round = {}\nteardown = {}\n",
         toml_list(&setup),
-        toml_list(&[format!("DELETE FROM hooks.seen"), noted.to_string()]),
+        toml_list(&["DELETE FROM hooks.seen".to_string(), noted.to_string()]),
         toml_list(&["SET GLOBAL lock_wait_timeout = 4444".to_string()]),
     );
     let json = sandbox.path("run.json");
