@@ -16,6 +16,10 @@ pub(crate) const INCONCLUSIVE: i32 = 4;
 /// The run did not finish its plan (a saved run interrupted, failed or still running,
 /// or planned rounds that did not complete): no verdict is given.
 pub(crate) const PARTIAL: i32 = 5;
+/// A server was left changed: a global variable or plugin that hooks changed could not
+/// be put back as it was before the first hook (the run's results are complete and
+/// saved; the server needs a DBA). Wins over every other code.
+pub(crate) const NOT_RESTORED: i32 = 6;
 /// Interrupted by a signal that ends a process (Ctrl-C, SIGTERM, SIGQUIT, …) or a closed
 /// stdout or stderr during a run; partial results were saved.
 pub(crate) const INTERRUPTED: i32 = 130;
@@ -49,9 +53,16 @@ impl Interrupted {
     }
 }
 
+/// A server left changed: what could not be put back, and how to do it.
+#[derive(Debug, Error)]
+#[error("{0}")]
+pub(crate) struct NotRestored(pub String);
+
 /// Maps an error to its documented exit code by looking through its cause chain.
 pub(crate) fn code_for(error: &anyhow::Error) -> i32 {
-    if error.chain().any(|cause| cause.is::<Interrupted>()) {
+    if error.chain().any(|cause| cause.is::<NotRestored>()) {
+        NOT_RESTORED
+    } else if error.chain().any(|cause| cause.is::<Interrupted>()) {
         INTERRUPTED
     } else if error.chain().any(|cause| cause.is::<UsageError>()) {
         USAGE

@@ -73,6 +73,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::FromSysbench(args)) => commands::from_sysbench::execute(args),
         Some(Command::ImportSysbenchLog(args)) => commands::import_log::execute(args),
         Some(Command::Cleanup(args)) => commands::cleanup::execute(args),
+        Some(Command::Restore(args)) => commands::restore::execute(args),
         Some(Command::Capture(args)) => commands::capture::execute(args),
         Some(Command::Merge(args)) => commands::merge::execute(args),
         Some(Command::Calibrate(args)) => commands::calibrate::execute(args),

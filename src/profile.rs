@@ -170,17 +170,6 @@ impl PartialEq for Hooks {
     }
 }
 
-impl Hooks {
-    /// The statements that run before teardown: setup, before_round and after_round.
-    pub(crate) fn all_but_teardown(&self) -> Vec<String> {
-        [&self.setup, &self.before_round, &self.after_round]
-            .into_iter()
-            .flatten()
-            .cloned()
-            .collect()
-    }
-}
-
 /// A profile together with where it came from, for error messages.
 #[derive(Debug, Clone)]
 pub struct LoadedProfile {

@@ -71,6 +71,9 @@ pub(crate) enum Command {
     ImportSysbenchLog(ImportLogArgs),
     /// Drop the tables abtest created on an external server (never any other table).
     Cleanup(CleanupArgs),
+    /// Put external servers back as they were before a run's first hook, from the
+    /// snapshot its results file saved (after a kill -9, for instance).
+    Restore(RestoreArgs),
     /// Turn a slow log, a general log or a server's digest table into a --workload-file.
     Capture(CaptureArgs),
     /// Join the results files of a run's segments (--segment I/N) into one run.
@@ -158,6 +161,18 @@ pub(crate) struct CleanupArgs {
     /// Also drop the tables named in this workload file's `tables`.
     #[arg(long, value_name = "FILE")]
     pub(crate) workload_file: Option<PathBuf>,
+}
+
+/// `abtest restore results.json [--dry-run]`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct RestoreArgs {
+    /// The results file of the run (--json) whose servers to put back.
+    #[arg(value_name = "RESULTS.json")]
+    pub(crate) results: PathBuf,
+
+    /// Show every difference and the statement that puts it back; change nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
 }
 
 /// `abtest import-sysbench-log --baseline A.log --variant B.log`.

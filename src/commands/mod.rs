@@ -10,5 +10,6 @@ pub(crate) mod import_log;
 pub(crate) mod merge;
 pub(crate) mod plan_rounds;
 pub(crate) mod report;
+pub(crate) mod restore;
 pub(crate) mod resume;
 pub(crate) mod run;

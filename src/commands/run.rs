@@ -55,8 +55,41 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
             segment.index, segment.count, segment.count
         ));
     }
+    if let Some(left) = left_changed(&results, &plan) {
+        let left = exit::NotRestored(left);
+        return Err(match outcome {
+            Ok(()) => anyhow::Error::new(left),
+            Err(e) => e.context(left),
+        });
+    }
     outcome?;
     Ok(view.exit_code())
+}
+
+/// What a server was left with that could not be put back, and what to do about it.
+fn left_changed(results: &results::ResultsFile, plan: &crate::plan::Plan) -> Option<String> {
+    let left: Vec<String> = results
+        .sides
+        .iter()
+        .flat_map(|(side, info)| {
+            info.not_restored
+                .iter()
+                .map(move |l| format!("{side}: {l}"))
+        })
+        .collect();
+    if left.is_empty() {
+        return None;
+    }
+    let again = plan.outputs.json.as_ref().map_or(String::new(), |path| {
+        format!(
+            ", then `abtest restore {}` compares it with the saved snapshot again",
+            path.display()
+        )
+    });
+    Some(format!(
+        "the server was left changed by the hooks ({}); put it back by hand{again}",
+        left.join("; ")
+    ))
 }
 
 /// Every connection is a file descriptor: lift the soft limit to the hard one so a

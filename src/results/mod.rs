@@ -22,6 +22,7 @@ use crate::host_load::OthersCpu;
 use crate::plan::Plan;
 use crate::profile::Side;
 use crate::server::facts::{ServerFacts, VariableDiff};
+use crate::server::globals::GlobalSnapshot;
 use crate::server::probe::ServerRound;
 use crate::stats::compare::Comparison;
 use crate::stats::metric::Metric;
@@ -319,6 +320,14 @@ pub(crate) struct SideInfo {
     pub(crate) name: String,
     /// Facts read from the server, once connected.
     pub(crate) facts: Option<ServerFacts>,
+    /// Every global variable and plugin of an external server before the first hook,
+    /// saved before any hook runs: what the run puts back, and `abtest restore` after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) globals: Option<GlobalSnapshot>,
+    /// What could not be put back as `globals` says when the run ended: the server was
+    /// left changed (the run exits 6).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) not_restored: Vec<String>,
 }
 
 /// The whole results file.

@@ -284,7 +284,7 @@ impl Backend for Servers<'_> {
     }
 
     fn swap_servers(&mut self, swapped: bool) -> anyhow::Result<Vec<String>> {
-        let warnings = self.swap.undo_settings(self.plan, self.targets);
+        let warnings = self.swap.undo_settings(self.plan, self.targets).warnings;
         self.pools = Default::default();
         self.swap.set_swapped(swapped);
         for side in Side::BOTH {

@@ -6,8 +6,8 @@ use mysql::prelude::Queryable;
 
 use super::backend::{Backend, HookPoint, Servers};
 use super::prepare;
-use super::swap::{Swap, snapshot_statements};
-use super::{hooks, interrupt, segments};
+use super::swap::{Swap, Undone};
+use super::{interrupt, segments};
 use crate::answers::ResultCheck;
 use crate::exit::Interrupted;
 use crate::host::HostFacts;
@@ -53,6 +53,8 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
                     SideInfo {
                         name: s.name.clone(),
                         facts: None,
+                        globals: None,
+                        not_restored: Vec::new(),
                     },
                 )
             })
@@ -123,24 +125,25 @@ fn run_with_results(
     warn_if_same(plan, results);
     warn_if_instance_confounded(plan, results);
     *started = true;
+    let snapshots = super::swap::snapshots(plan, &targets, results)?;
     save(plan, results)?;
-    let snapshots: Vec<hooks::GlobalSnapshot> = targets
-        .iter()
-        .zip(&plan.sides)
-        .map(|(target, side)| hooks::snapshot(&target.admin, &snapshot_statements(plan, side)))
-        .collect();
     let swap = Swap::new(&snapshots);
     let rounds = prepare_and_run(plan, &mut targets, results, &swap);
     warn_if_data_changed(plan, results);
-    let teardown = if segments::leads(plan) {
+    let undone = if segments::leads(plan) {
         swap.undo_settings(plan, &targets)
     } else {
-        Vec::new()
+        Undone::default()
     };
-    for message in &teardown {
+    for message in &undone.warnings {
         crate::terminal::warning(message);
     }
-    results.warnings.extend(teardown);
+    results.warnings.extend(undone.warnings);
+    for (side, left) in undone.left {
+        if let Some(info) = results.sides.get_mut(&side) {
+            info.not_restored.push(left);
+        }
+    }
     let confined = targets
         .iter()
         .try_for_each(|t| t.check_confined("the teardown hooks, at the end of the run"));

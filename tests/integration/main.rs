@@ -19,6 +19,7 @@ mod parity;
 mod planted;
 mod query_classes;
 mod reports;
+mod restore;
 mod safety;
 mod secrets;
 mod security;
