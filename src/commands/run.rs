@@ -67,7 +67,7 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
 }
 
 /// What a server was left with that could not be put back, and what to do about it.
-fn left_changed(results: &results::ResultsFile, plan: &crate::plan::Plan) -> Option<String> {
+fn left_changed(results: &crate::results::ResultsFile, plan: &crate::plan::Plan) -> Option<String> {
     let left: Vec<String> = results
         .sides
         .iter()
