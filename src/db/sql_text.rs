@@ -42,7 +42,7 @@ pub(crate) struct Code {
 
 /// What a statement does, for the guards and the counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Class {
+pub(crate) enum Action {
     /// Provably reads only: SELECT (not INTO OUTFILE/DUMPFILE), WITH … SELECT, SHOW,
     /// EXPLAIN/DESCRIBE, VALUES, TABLE, HANDLER.
     Read,
@@ -93,20 +93,20 @@ pub(crate) fn readings(sql: &str) -> Result<Vec<Vec<Code>>, String> {
 
 /// What `sql` does: the most dangerous of its statements under its worse reading.
 /// Several statements that are not all reads, or readings that disagree, are a write.
-pub(crate) fn classify(sql: &str) -> Class {
+pub(crate) fn classify(sql: &str) -> Action {
     let Ok(readings) = readings(sql) else {
-        return Class::Write;
+        return Action::Write;
     };
-    let classes: Vec<Class> = readings.iter().map(|codes| combine(codes)).collect();
+    let classes: Vec<Action> = readings.iter().map(|codes| combine(codes)).collect();
     if classes.windows(2).any(|pair| pair[0] != pair[1]) {
-        return Class::Write;
+        return Action::Write;
     }
     classes[0]
 }
 
-/// Whether `sql` is not provably free of changes (see [`Class::Write`]).
+/// Whether `sql` is not provably free of changes (see [`Action::Write`]).
 pub(crate) fn is_write(sql: &str) -> bool {
-    classify(sql) == Class::Write
+    classify(sql) == Action::Write
 }
 
 /// The first token of the code of `sql` (a keyword lower case, or `(`), under the
@@ -121,36 +121,36 @@ pub(crate) fn first_keyword(sql: &str) -> Option<String> {
         .next()
 }
 
-fn combine(codes: &[Code]) -> Class {
+fn combine(codes: &[Code]) -> Action {
     match codes {
-        [] => Class::Empty,
+        [] => Action::Empty,
         [one] => of_statement(one),
-        many if many.iter().all(|c| of_statement(c) == Class::Read) => Class::Read,
-        _ => Class::Write,
+        many if many.iter().all(|c| of_statement(c) == Action::Read) => Action::Read,
+        _ => Action::Write,
     }
 }
 
 /// The class of one statement's code, by its first keywords.
-fn of_statement(code: &Code) -> Class {
+fn of_statement(code: &Code) -> Action {
     let t = &code.tokens;
     let word = |i: usize| t.get(i).map_or("", String::as_str);
     let has = |w: &str| t.iter().any(|x| x == w);
     let writes_a_file = has("outfile") || has("dumpfile");
     let lead = t.iter().take_while(|x| *x == "(").count();
     match word(lead) {
-        "select" | "values" | "table" if !writes_a_file => Class::Read,
-        "with" if !writes_a_file && !changes_rows(&t[lead..]) => Class::Read,
-        _ if lead > 0 => Class::Write,
-        "show" | "handler" => Class::Read,
-        "explain" | "describe" | "desc" if word(1) != "analyze" => Class::Read,
-        "begin" if matches!(word(1), "" | "work") => Class::Begin,
-        "start" if word(1) == "transaction" => Class::Begin,
-        "commit" => Class::End,
-        "rollback" if has("to") => Class::Session,
-        "rollback" => Class::End,
-        "savepoint" | "release" | "use" => Class::Session,
+        "select" | "values" | "table" if !writes_a_file => Action::Read,
+        "with" if !writes_a_file && !changes_rows(&t[lead..]) => Action::Read,
+        _ if lead > 0 => Action::Write,
+        "show" | "handler" => Action::Read,
+        "explain" | "describe" | "desc" if word(1) != "analyze" => Action::Read,
+        "begin" if matches!(word(1), "" | "work") => Action::Begin,
+        "start" if word(1) == "transaction" => Action::Begin,
+        "commit" => Action::End,
+        "rollback" if has("to") => Action::Session,
+        "rollback" => Action::End,
+        "savepoint" | "release" | "use" => Action::Session,
         "set" => set_class(code),
-        _ => Class::Write,
+        _ => Action::Write,
     }
 }
 
@@ -166,17 +166,17 @@ fn changes_rows(tokens: &[String]) -> bool {
 /// A SET that changes only this session's or user variables is a session setting; a
 /// global, a password, a default role or `SET STATEMENT … FOR` (which runs a statement)
 /// is a write.
-fn set_class(code: &Code) -> Class {
+fn set_class(code: &Code) -> Action {
     if matches!(
         code.tokens.get(1).map(String::as_str),
         Some("password" | "default" | "statement")
     ) {
-        return Class::Write;
+        return Action::Write;
     }
     match global_effect(&code.text) {
-        Ok(SetEffect::NotSet) => Class::Session,
-        Ok(SetEffect::Globals(names)) if names.is_empty() => Class::Session,
-        _ => Class::Write,
+        Ok(SetEffect::NotSet) => Action::Session,
+        Ok(SetEffect::Globals(names)) if names.is_empty() => Action::Session,
+        _ => Action::Write,
     }
 }
 
@@ -282,6 +282,11 @@ pub(crate) fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
 }
 
+/// Whether the `/*` at `start` opens an executable comment (`/*!`, `/*M!`).
+pub(crate) fn is_executable_comment(chars: &[char], start: usize) -> bool {
+    executable_start(chars, start).is_some()
+}
+
 /// Where the code of an executable comment starting at `start` (`/*!`, `/*M!`, with an
 /// optional version of 5 or 6 digits) begins; none for a plain comment.
 fn executable_start(chars: &[char], start: usize) -> Option<usize> {
@@ -376,7 +381,7 @@ mod tests {
     #[test]
     fn comments_do_not_nest() {
         assert_eq!(code("/* a /* b */ DELETE FROM t"), ["DELETE FROM t"]);
-        assert_eq!(classify("/* a /* b */ DELETE FROM t */"), Class::Write);
+        assert_eq!(classify("/* a /* b */ DELETE FROM t */"), Action::Write);
     }
 
     #[test]
@@ -394,62 +399,62 @@ mod tests {
             "/*! /*! x */ */",
         ] {
             assert!(statements(bad, Reading::BackslashEscapes).is_err(), "{bad}");
-            assert_eq!(classify(bad), Class::Write, "{bad}");
+            assert_eq!(classify(bad), Action::Write, "{bad}");
         }
     }
 
     #[test]
     fn statements_are_classified_by_their_code() {
         for (sql, class) in [
-            ("SELECT 1", Class::Read),
-            ("  select 1", Class::Read),
-            ("/* controller='x' */ SELECT c FROM t", Class::Read),
-            ("SELECT c FROM t /*application:App*/", Class::Read),
-            ("-- x\nSELECT 1", Class::Read),
-            ("(SELECT 1) UNION (SELECT 2)", Class::Read),
-            ("WITH a AS (SELECT 1) SELECT * FROM a", Class::Read),
-            ("WITH a AS (SELECT 1) DELETE FROM t", Class::Write),
-            ("SELECT * FROM t FOR UPDATE", Class::Read),
-            ("SELECT * FROM t INTO OUTFILE '/tmp/x'", Class::Write),
-            ("SHOW TABLES", Class::Read),
-            ("EXPLAIN DELETE FROM t", Class::Read),
-            ("EXPLAIN ANALYZE SELECT 1", Class::Write),
-            ("ANALYZE DELETE FROM t", Class::Write),
-            ("VALUES (1)", Class::Read),
-            ("TABLE t", Class::Read),
-            ("/* purge */ DELETE FROM orders", Class::Write),
-            ("-- x\nDELETE FROM orders", Class::Write),
-            ("#x\nDELETE FROM orders", Class::Write),
-            ("/*!DELETE FROM orders*/", Class::Write),
-            ("/*!99999 DELETE FROM orders*/", Class::Write),
-            ("/*M!100000 DELETE FROM orders*/", Class::Write),
-            ("INSERT INTO t VALUES (1)", Class::Write),
-            ("TRUNCATE t", Class::Write),
-            ("DROP TABLE t", Class::Write),
-            ("CALL p()", Class::Write),
-            ("EXECUTE IMMEDIATE 'DELETE FROM t'", Class::Write),
-            ("DO 1", Class::Write),
-            ("LOAD DATA INFILE 'x' INTO TABLE t", Class::Write),
-            ("BEGIN", Class::Begin),
-            ("begin work", Class::Begin),
-            ("BEGIN NOT ATOMIC DELETE FROM t; END", Class::Write),
-            ("START TRANSACTION", Class::Begin),
-            ("/* x */ COMMIT", Class::End),
-            ("ROLLBACK", Class::End),
-            ("ROLLBACK TO SAVEPOINT a", Class::Session),
-            ("SET autocommit = 0", Class::Session),
-            ("SET SESSION sql_mode = ''", Class::Session),
-            ("SET GLOBAL x = 1", Class::Write),
-            ("/*!SET GLOBAL x=1*/", Class::Write),
-            ("SET /*!GLOBAL*/ x=1", Class::Write),
-            ("SET STATEMENT max_statement_time=1 FOR DELETE FROM t", Class::Write),
-            ("SET PASSWORD = PASSWORD('x')", Class::Write),
-            ("USE db", Class::Session),
-            ("SELECT 1; SELECT 2", Class::Read),
-            ("SELECT 1; DELETE FROM t", Class::Write),
-            ("SELECT '; DELETE FROM t'", Class::Read),
-            ("/* */", Class::Empty),
-            ("", Class::Empty),
+            ("SELECT 1", Action::Read),
+            ("  select 1", Action::Read),
+            ("/* controller='x' */ SELECT c FROM t", Action::Read),
+            ("SELECT c FROM t /*application:App*/", Action::Read),
+            ("-- x\nSELECT 1", Action::Read),
+            ("(SELECT 1) UNION (SELECT 2)", Action::Read),
+            ("WITH a AS (SELECT 1) SELECT * FROM a", Action::Read),
+            ("WITH a AS (SELECT 1) DELETE FROM t", Action::Write),
+            ("SELECT * FROM t FOR UPDATE", Action::Read),
+            ("SELECT * FROM t INTO OUTFILE '/tmp/x'", Action::Write),
+            ("SHOW TABLES", Action::Read),
+            ("EXPLAIN DELETE FROM t", Action::Read),
+            ("EXPLAIN ANALYZE SELECT 1", Action::Write),
+            ("ANALYZE DELETE FROM t", Action::Write),
+            ("VALUES (1)", Action::Read),
+            ("TABLE t", Action::Read),
+            ("/* purge */ DELETE FROM orders", Action::Write),
+            ("-- x\nDELETE FROM orders", Action::Write),
+            ("#x\nDELETE FROM orders", Action::Write),
+            ("/*!DELETE FROM orders*/", Action::Write),
+            ("/*!99999 DELETE FROM orders*/", Action::Write),
+            ("/*M!100000 DELETE FROM orders*/", Action::Write),
+            ("INSERT INTO t VALUES (1)", Action::Write),
+            ("TRUNCATE t", Action::Write),
+            ("DROP TABLE t", Action::Write),
+            ("CALL p()", Action::Write),
+            ("EXECUTE IMMEDIATE 'DELETE FROM t'", Action::Write),
+            ("DO 1", Action::Write),
+            ("LOAD DATA INFILE 'x' INTO TABLE t", Action::Write),
+            ("BEGIN", Action::Begin),
+            ("begin work", Action::Begin),
+            ("BEGIN NOT ATOMIC DELETE FROM t; END", Action::Write),
+            ("START TRANSACTION", Action::Begin),
+            ("/* x */ COMMIT", Action::End),
+            ("ROLLBACK", Action::End),
+            ("ROLLBACK TO SAVEPOINT a", Action::Session),
+            ("SET autocommit = 0", Action::Session),
+            ("SET SESSION sql_mode = ''", Action::Session),
+            ("SET GLOBAL x = 1", Action::Write),
+            ("/*!SET GLOBAL x=1*/", Action::Write),
+            ("SET /*!GLOBAL*/ x=1", Action::Write),
+            ("SET STATEMENT max_statement_time=1 FOR DELETE FROM t", Action::Write),
+            ("SET PASSWORD = PASSWORD('x')", Action::Write),
+            ("USE db", Action::Session),
+            ("SELECT 1; SELECT 2", Action::Read),
+            ("SELECT 1; DELETE FROM t", Action::Write),
+            ("SELECT '; DELETE FROM t'", Action::Read),
+            ("/* */", Action::Empty),
+            ("", Action::Empty),
         ] {
             assert_eq!(classify(sql), class, "{sql}");
         }
@@ -463,9 +468,9 @@ mod tests {
             statements(sql, Reading::BackslashEscapes).unwrap().len(),
             1
         );
-        assert_eq!(classify(sql), Class::Write);
-        assert_eq!(classify("SELECT 'it\\'s'"), Class::Write, "unreadable one way");
-        assert_eq!(classify("SELECT 'a\\\\b'"), Class::Read);
+        assert_eq!(classify(sql), Action::Write);
+        assert_eq!(classify("SELECT 'it\\'s'"), Action::Write, "unreadable one way");
+        assert_eq!(classify("SELECT 'a\\\\b'"), Action::Read);
     }
 
     #[test]
@@ -508,7 +513,7 @@ mod tests {
             ) {
                 let close = if lead.starts_with("/*!") || lead.starts_with("/*M!") { " */" } else { "" };
                 let sql = format!("{lead}{verb}{close}");
-                prop_assert_eq!(classify(&sql), Class::Write, "{}", sql);
+                prop_assert_eq!(classify(&sql), Action::Write, "{}", sql);
             }
         }
     }
