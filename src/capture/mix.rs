@@ -13,9 +13,9 @@
 use std::collections::BTreeMap;
 
 use super::fingerprint::fingerprint;
-use crate::db::sql_text::{self, Action};
 use super::log::Logged;
 use super::template::{self, Literal};
+use crate::db::sql_text::{self, Action};
 
 /// Distinct values kept for a slot drawn from observed frequencies; a number seen in
 /// more distinct values is drawn from its observed range instead.

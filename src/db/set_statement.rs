@@ -8,7 +8,7 @@
 //! executes ([`super::sql_text`]): `/*!SET GLOBAL x=1*/` and `SET /*!GLOBAL*/ x=1` are
 //! the SET GLOBAL they run as.
 
-use super::sql_text::{self, Reading, is_word_char, quote_end};
+use super::sql_text::{self, Reading, is_word_char, quote_end, word_end};
 
 /// A `SET` statement's effect on global variables.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,12 +226,10 @@ fn tokenize(code: &str, reading: Reading) -> Result<Vec<Token>, String> {
                 i += 1;
             }
             _ if is_word_char(c) => {
-                let start = i;
-                while i < chars.len() && is_word_char(chars[i]) {
-                    i += 1;
-                }
-                let word: String = chars[start..i].iter().collect();
+                let end = word_end(&chars, i);
+                let word: String = chars[i..end].iter().collect();
                 tokens.push(Token::Word(word.to_lowercase()));
+                i = end;
             }
             _ => {
                 tokens.push(Token::Other);
@@ -253,9 +251,7 @@ fn dotted_name(chars: &[char], start: usize) -> Result<(String, usize), String> 
             i = end;
         } else {
             let from = i;
-            while i < chars.len() && is_word_char(chars[i]) {
-                i += 1;
-            }
+            i = word_end(chars, i);
             if i == from {
                 return Err("a variable without a name after `@`".into());
             }

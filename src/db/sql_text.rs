@@ -234,13 +234,11 @@ impl Lexer<'_> {
                     i += 1;
                 }
                 _ if is_word_char(c) => {
-                    let start = i;
-                    while i < chars.len() && is_word_char(chars[i]) {
-                        i += 1;
-                    }
-                    let word: String = chars[start..i].iter().collect();
+                    let end = word_end(chars, i);
+                    let word: String = chars[i..end].iter().collect();
                     self.current.text.push_str(&word);
                     self.token(&word.to_lowercase());
+                    i = end;
                 }
                 _ => {
                     self.current.text.push(c);
@@ -280,6 +278,13 @@ impl Lexer<'_> {
 /// Letters, digits, `_` and `$`: what a bare word is made of.
 pub(crate) fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// Where the bare word starting at `start` ends.
+pub(crate) fn word_end(chars: &[char], start: usize) -> usize {
+    (start..chars.len())
+        .find(|&i| !is_word_char(chars[i]))
+        .unwrap_or(chars.len())
 }
 
 /// Whether the `/*` at `start` opens an executable comment (`/*!`, `/*M!`).
@@ -353,7 +358,10 @@ mod tests {
 
     #[test]
     fn comments_go_and_executable_comments_stay_as_code() {
-        assert_eq!(code("/* purge */ DELETE FROM orders"), ["DELETE FROM orders"]);
+        assert_eq!(
+            code("/* purge */ DELETE FROM orders"),
+            ["DELETE FROM orders"]
+        );
         assert_eq!(code("-- x\nDELETE FROM t"), ["DELETE FROM t"]);
         assert_eq!(code("#x\nDELETE FROM t"), ["DELETE FROM t"]);
         assert_eq!(code("/*!DELETE FROM t*/"), ["DELETE FROM t"]);
@@ -361,7 +369,11 @@ mod tests {
         assert_eq!(code("/*M!100000 DELETE FROM t */"), ["DELETE FROM t"]);
         assert_eq!(code("/*M!DELETE FROM t*/"), ["DELETE FROM t"]);
         assert_eq!(code("SET /*!GLOBAL*/ x=1"), ["SET  GLOBAL  x=1"]);
-        assert_eq!(code("SELECT 1 --x"), ["SELECT 1 --x"], "`--x` is no comment");
+        assert_eq!(
+            code("SELECT 1 --x"),
+            ["SELECT 1 --x"],
+            "`--x` is no comment"
+        );
         assert_eq!(code("SELECT 1 --"), ["SELECT 1"]);
         assert_eq!(code("SELECT 1 --\tx\n+2"), ["SELECT 1  \n+2"]);
         assert_eq!(code("/* only a comment */"), Vec::<String>::new());
@@ -369,13 +381,17 @@ mod tests {
 
     #[test]
     fn quotes_hide_comment_markers_and_semicolons() {
-        assert_eq!(code("SELECT '-- x', \"/* y */\", `#z`"), [
-            "SELECT '-- x', \"/* y */\", `#z`"
-        ]);
+        assert_eq!(
+            code("SELECT '-- x', \"/* y */\", `#z`"),
+            ["SELECT '-- x', \"/* y */\", `#z`"]
+        );
         assert_eq!(code("SELECT 'a''b -- c'"), ["SELECT 'a''b -- c'"]);
         assert_eq!(code("SELECT 'a\\' ; DELETE'"), ["SELECT 'a\\' ; DELETE'"]);
         assert_eq!(code("/*! SELECT '*/' */"), ["SELECT '*/'"]);
-        assert_eq!(code("SELECT 1; DELETE FROM t;"), ["SELECT 1", "DELETE FROM t"]);
+        assert_eq!(
+            code("SELECT 1; DELETE FROM t;"),
+            ["SELECT 1", "DELETE FROM t"]
+        );
     }
 
     #[test]
@@ -447,7 +463,10 @@ mod tests {
             ("SET GLOBAL x = 1", Action::Write),
             ("/*!SET GLOBAL x=1*/", Action::Write),
             ("SET /*!GLOBAL*/ x=1", Action::Write),
-            ("SET STATEMENT max_statement_time=1 FOR DELETE FROM t", Action::Write),
+            (
+                "SET STATEMENT max_statement_time=1 FOR DELETE FROM t",
+                Action::Write,
+            ),
             ("SET PASSWORD = PASSWORD('x')", Action::Write),
             ("USE db", Action::Session),
             ("SELECT 1; SELECT 2", Action::Read),
@@ -464,19 +483,23 @@ mod tests {
     fn a_backslash_is_read_both_ways() {
         // With NO_BACKSLASH_ESCAPES the string ends at the backslash and DELETE runs.
         let sql = "SELECT 'a\\'; DELETE FROM t; SELECT '";
-        assert_eq!(
-            statements(sql, Reading::BackslashEscapes).unwrap().len(),
-            1
-        );
+        assert_eq!(statements(sql, Reading::BackslashEscapes).unwrap().len(), 1);
         assert_eq!(classify(sql), Action::Write);
-        assert_eq!(classify("SELECT 'it\\'s'"), Action::Write, "unreadable one way");
+        assert_eq!(
+            classify("SELECT 'it\\'s'"),
+            Action::Write,
+            "unreadable one way"
+        );
         assert_eq!(classify("SELECT 'a\\\\b'"), Action::Read);
     }
 
     #[test]
     fn the_first_keyword_is_the_codes() {
         assert_eq!(first_keyword("/* x */ SELECT 1").as_deref(), Some("select"));
-        assert_eq!(first_keyword("/*!INSERT*/ INTO t").as_deref(), Some("insert"));
+        assert_eq!(
+            first_keyword("/*!INSERT*/ INTO t").as_deref(),
+            Some("insert")
+        );
         assert_eq!(first_keyword("(SELECT 1)").as_deref(), Some("("));
         assert_eq!(first_keyword("-- only"), None);
     }

@@ -679,7 +679,10 @@ fn statements_tagged_with_comments_are_captured_as_their_statements() {
     let log = sandbox.write("slow.log", &slow_log(&statements));
     let (code, stdout, stderr) = capture(&sandbox, &[log.to_str().unwrap(), "-o", "-"]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(!stdout.contains("left out"), "nothing is left out:\n{stdout}");
+    assert!(
+        !stdout.contains("left out"),
+        "nothing is left out:\n{stdout}"
+    );
     assert!(
         stdout.contains("# coverage: the replayed statements make up 100.0 %"),
         "{stdout}"

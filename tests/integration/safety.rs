@@ -449,9 +449,7 @@ fn external_with_orders() -> TestServer {
         .query_drop("CREATE TABLE sbtest.orders (id INT PRIMARY KEY, note CHAR(10))")
         .unwrap();
     admin
-        .query_drop(
-            "INSERT INTO sbtest.orders SELECT seq, 'kept' FROM sbtest.seq_1_to_1000",
-        )
+        .query_drop("INSERT INTO sbtest.orders SELECT seq, 'kept' FROM sbtest.seq_1_to_1000")
         .unwrap();
     server
 }
@@ -530,7 +528,12 @@ fn a_write_behind_a_comment_is_refused_next_to_foreign_tables() {
 
 /// `sql` as a TOML basic string.
 fn toml_string(sql: &str) -> String {
-    format!("\"{}\"", sql.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n"))
+    format!(
+        "\"{}\"",
+        sql.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\n', "\\n")
+    )
 }
 
 /// `cleanup` drops what carries abtest's mark and nothing else: a table a workload file
