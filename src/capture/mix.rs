@@ -213,8 +213,15 @@ enum Role {
 
 /// A logged statement's part in its connection's transactions, read as the server
 /// executes it: a comment in front (sqlcommenter's `/* controller='x' */ SELECT …`)
-/// changes nothing, and a statement of comments alone is a session matter.
+/// changes nothing. A SET (of any scope) or USE is the session's set-up, as is a
+/// statement of comments alone: none is a class of the mix.
 fn role(text: &str) -> Role {
+    if matches!(
+        sql_text::first_keyword(text).as_deref(),
+        Some("set" | "use")
+    ) {
+        return Role::Session;
+    }
     match sql_text::classify(text) {
         Action::Begin => Role::Begin,
         Action::End => Role::End,
@@ -226,7 +233,7 @@ fn role(text: &str) -> Role {
 /// Why a statement that is neither a query nor a change of rows is left out: replaying
 /// `CREATE TABLE t` or `GRANT …` again and again would fail or change the schema.
 pub(crate) const NOT_REPLAYED: &str =
-    "not replayed: DDL and administration (CREATE, ALTER, DROP, GRANT, SET GLOBAL, …)";
+    "not replayed: DDL and administration (CREATE, ALTER, DROP, GRANT, …)";
 
 /// Whether a statement is replayed: queries, row changes, calls and SHOW, known by the
 /// first keyword of its code (comments gone, executable comments kept), in a text that
