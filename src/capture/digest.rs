@@ -125,6 +125,7 @@ fn into_mix(digests: Vec<Digest>, keep: Keep) -> Mix {
     let kept = mix::kept_fingerprints(&mix.fingerprints, keep);
     let mut no_sample = 0;
     let mut outside = 0;
+    let mut not_replayed = 0;
     for digest in digests {
         if !kept.contains(&key(&digest)) {
             outside += digest.count;
@@ -140,6 +141,7 @@ fn into_mix(digests: Vec<Digest>, keep: Keep) -> Mix {
                 .entry(mix::NOT_REPLAYED.into())
                 .and_modify(|n| *n += digest.count)
                 .or_insert(digest.count);
+            not_replayed += digest.count;
             continue;
         }
         for sample in &digest.samples {
@@ -180,7 +182,7 @@ fn into_mix(digests: Vec<Digest>, keep: Keep) -> Mix {
     mix.coverage = if total == 0 {
         0.0
     } else {
-        (total - no_sample - outside) as f64 / total as f64
+        total.saturating_sub(no_sample + outside + not_replayed) as f64 / total as f64
     };
     mix.classes.sort_by_key(|c| std::cmp::Reverse(c.count));
     mix

@@ -183,7 +183,7 @@ fn header(mix: &Mix, source: &Source, workload: &CustomWorkload) -> String {
             mix.classes.len()
         ),
         format!(
-            "coverage: the kept fingerprints make up {:.1} % of executions ({} fingerprints seen).",
+            "coverage: the replayed statements make up {:.1} % of executions ({} fingerprints seen).",
             100.0 * mix.coverage,
             mix.fingerprints.len()
         ),
@@ -241,6 +241,45 @@ mod tests {
     use crate::capture::log::Logged;
     use crate::capture::mix::{Keep, build};
 
+    /// sqlcommenter, marginalia and line comments: each statement is the statement its
+    /// code is — a class of the mix, a BEGIN, a write — never "DDL".
+    #[test]
+    fn statements_behind_comments_are_captured_as_their_code() {
+        let mut statements = Vec::new();
+        for i in 1..=10i64 {
+            for sql in [
+                "/* controller='orders',framework='django' */ BEGIN".to_string(),
+                format!("/* controller='orders' */ SELECT c FROM sbtest1 WHERE id = {i}"),
+                format!("SELECT c FROM sbtest1 WHERE id = {i} /*application:App,action:show*/"),
+                format!("-- purge\nDELETE FROM orders WHERE id = {i}"),
+                "/*!COMMIT*/".to_string(),
+            ] {
+                statements.push(Logged {
+                    connection: 1,
+                    text: sql,
+                    line: 1,
+                    at: None,
+                });
+            }
+        }
+        let mix = build(&statements, Keep::All);
+        assert!(mix.skipped.is_empty(), "{:?}", mix.skipped);
+        assert_eq!(mix.coverage, 1.0);
+        let source = Source {
+            name: "slow.log".into(),
+            kind: "slow log".into(),
+            anonymized: false,
+        };
+        let text = workload_file(&mix, &source).unwrap();
+        let workload = CustomWorkload::parse(&text, std::path::Path::new("captured.toml")).unwrap();
+        assert!(workload.writes, "{text}");
+        assert_eq!(workload.transactions.len(), 1, "{text}");
+        let tx = &workload.transactions[0];
+        assert_eq!((tx.weight, tx.begin), (10, true), "{text}");
+        assert_eq!(tx.statements.len(), 3, "{text}");
+        assert!(tx.statements[2].starts_with("DELETE FROM orders"), "{text}");
+    }
+
     #[test]
     fn a_capture_reads_back_as_a_workload_file() {
         let mut statements = Vec::new();
@@ -297,7 +336,7 @@ mod tests {
             ["SELECT name FROM users WHERE id = {t2_0} LIMIT {t2_1}"]
         );
         assert!(
-            text.contains("# coverage: the kept fingerprints make up 100.0 %"),
+            text.contains("# coverage: the replayed statements make up 100.0 %"),
             "{text}"
         );
         assert!(

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use super::fingerprint::fingerprint;
 use super::log::Logged;
 use super::template::{self, Literal};
+use crate::db::sql_text::{self, Action};
 
 /// Distinct values kept for a slot drawn from observed frequencies; a number seen in
 /// more distinct values is drawn from its observed range instead.
@@ -62,7 +63,8 @@ pub(crate) struct Mix {
     pub(crate) statements: u64,
     /// Statements left out, by reason.
     pub(crate) skipped: BTreeMap<String, u64>,
-    /// The share of executions the kept fingerprints make up (1.0 without a cut).
+    /// The share of executions that are replayed: kept by --top/--coverage and neither
+    /// left out as DDL nor unreadable (1.0 when every statement is replayed).
     pub(crate) coverage: f64,
     /// Transactions that were still open when the log ended.
     pub(crate) unfinished: u64,
@@ -105,13 +107,9 @@ pub(crate) fn build(statements: &[Logged], keep: Keep) -> Mix {
         *mix.fingerprints.entry(print.clone()).or_default() += 1;
     }
     let kept = kept_fingerprints(&mix.fingerprints, keep);
-    let total: u64 = mix.fingerprints.values().sum();
-    let covered: u64 = kept.iter().map(|f| mix.fingerprints[f]).sum();
-    mix.coverage = if total == 0 {
-        1.0
-    } else {
-        covered as f64 / total as f64
-    };
+    // Executions that end up in a class of the mix: a statement left out for any reason
+    // (not replayed, unreadable) is not covered, even when its fingerprint is kept.
+    let mut covered: u64 = 0;
     let mut open: BTreeMap<u64, Open> = BTreeMap::new();
     let mut seen: BTreeMap<Shape, Vec<Vec<Literal>>> = BTreeMap::new();
     let finish = |tx: Open, seen: &mut BTreeMap<Shape, Vec<Vec<Literal>>>| {
@@ -167,6 +165,7 @@ pub(crate) fn build(statements: &[Logged], keep: Keep) -> Mix {
                         continue;
                     }
                 };
+                covered += 1;
                 match open.get_mut(&statement.connection) {
                     Some(tx) => {
                         tx.templates.push(template);
@@ -184,6 +183,12 @@ pub(crate) fn build(statements: &[Logged], keep: Keep) -> Mix {
             }
         }
     }
+    let total: u64 = mix.fingerprints.values().sum();
+    mix.coverage = if total == 0 {
+        1.0
+    } else {
+        covered as f64 / total as f64
+    };
     mix.unfinished = open.len() as u64;
     mix.classes = seen
         .into_iter()
@@ -206,14 +211,22 @@ enum Role {
     Statement,
 }
 
+/// A logged statement's part in its connection's transactions, read as the server
+/// executes it: a comment in front (sqlcommenter's `/* controller='x' */ SELECT …`)
+/// changes nothing. A SET (of any scope) or USE is the session's set-up, as is a
+/// statement of comments alone: none is a class of the mix.
 fn role(text: &str) -> Role {
-    let lower = text.trim().to_ascii_lowercase();
-    let words: Vec<&str> = lower.split_whitespace().take(2).collect();
-    match words.as_slice() {
-        ["begin", ..] | ["start", "transaction", ..] => Role::Begin,
-        ["commit", ..] | ["rollback", ..] => Role::End,
-        ["set", ..] | ["use", ..] => Role::Session,
-        _ => Role::Statement,
+    if matches!(
+        sql_text::first_keyword(text).as_deref(),
+        Some("set" | "use")
+    ) {
+        return Role::Session;
+    }
+    match sql_text::classify(text) {
+        Action::Begin => Role::Begin,
+        Action::End => Role::End,
+        Action::Session | Action::Empty => Role::Session,
+        Action::Read | Action::Write => Role::Statement,
     }
 }
 
@@ -222,29 +235,30 @@ fn role(text: &str) -> Role {
 pub(crate) const NOT_REPLAYED: &str =
     "not replayed: DDL and administration (CREATE, ALTER, DROP, GRANT, …)";
 
-/// Whether a statement is replayed: queries, row changes, calls and SHOW.
+/// Whether a statement is replayed: queries, row changes, calls and SHOW, known by the
+/// first keyword of its code (comments gone, executable comments kept), in a text that
+/// holds one statement.
 pub(crate) fn replayed(text: &str) -> bool {
-    let first = text
-        .trim_start()
-        .split(|c: char| c.is_whitespace() || c == '(')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    text.trim_start().starts_with('(')
-        || matches!(
-            first.as_str(),
-            "select"
-                | "insert"
-                | "update"
-                | "delete"
-                | "replace"
-                | "with"
-                | "call"
-                | "show"
-                | "values"
-                | "table"
-                | "do"
-                | "handler"
+    let single = sql_text::statements(text, sql_text::Reading::BackslashEscapes)
+        .is_ok_and(|codes| codes.len() == 1);
+    single
+        && matches!(
+            sql_text::first_keyword(text).as_deref(),
+            Some(
+                "select"
+                    | "insert"
+                    | "update"
+                    | "delete"
+                    | "replace"
+                    | "with"
+                    | "call"
+                    | "show"
+                    | "values"
+                    | "table"
+                    | "do"
+                    | "handler"
+                    | "("
+            )
         )
 }
 

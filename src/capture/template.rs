@@ -21,6 +21,8 @@ pub(crate) enum Literal {
     Table(String),
 }
 
+use crate::db::sql_text;
+
 /// The slot marker inside a template.
 pub(crate) const SLOT: &str = "{}";
 
@@ -34,13 +36,8 @@ const PARAMETERIZABLE: &[&str] = &[
 /// Splits `sql` into its template (slots written `{}`) and its literals, or says why it
 /// cannot be replayed.
 pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
-    let first = sql
-        .trim_start()
-        .split(|c: char| c.is_whitespace())
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    if !PARAMETERIZABLE.iter().any(|p| first.starts_with(p)) {
+    let first = sql_text::first_keyword(sql).unwrap_or_default();
+    if !PARAMETERIZABLE.contains(&first.as_str()) {
         if sql.contains(['{', '}']) {
             return Err("a brace in a statement replayed as written".to_string());
         }
@@ -84,7 +81,7 @@ pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
                 template.extend(&chars[i..end]);
                 i = end;
             }
-            '/' if next == Some('*') && chars.get(i + 2) != Some(&'!') => {
+            '/' if next == Some('*') && !sql_text::is_executable_comment(&chars, i) => {
                 let end = (i + 2..chars.len().saturating_sub(1))
                     .find(|&j| chars[j] == '*' && chars[j + 1] == '/')
                     .ok_or("an unclosed /* comment */")?;

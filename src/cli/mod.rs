@@ -158,7 +158,8 @@ pub(crate) struct CleanupArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) profile: PathBuf,
 
-    /// Also drop the tables named in this workload file's `tables`.
+    /// Name the tables of this workload file's `tables` that are kept (no mark of
+    /// abtest's), with the statement to drop them by hand; they are never dropped.
     #[arg(long, value_name = "FILE")]
     pub(crate) workload_file: Option<PathBuf>,
 }

@@ -1,5 +1,7 @@
 //! `abtest cleanup --profile X.toml`: drop what abtest created on an external server —
-//! the tables carrying its mark and those a workload file names — and nothing else.
+//! the tables carrying its mark — and nothing else. A table a workload file names is
+//! not abtest's (its setup, or someone, created it): it is kept and named, with the
+//! statement to drop it by hand.
 
 use anyhow::Context;
 
@@ -15,7 +17,7 @@ pub(crate) fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
         "a [server] profile starts a managed server, which is thrown away after every run: there is nothing to clean up",
     )?;
     let (user, endpoint, database) = (&server.user, &server.endpoint, &server.database);
-    let extra = match &args.workload_file {
+    let named = match &args.workload_file {
         Some(path) => CustomWorkload::load(path)?.tables,
         None => Vec::new(),
     };
@@ -26,18 +28,36 @@ pub(crate) fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
     if let Some(notice) = connect.plain_text_notice(&mut conn) {
         crate::terminal::warning(&notice);
     }
-    let (dropped, kept) = schema::cleanup(&mut conn, &extra)?;
+    let done = schema::cleanup(&mut conn, &named)?;
     crate::report::stdout::line(&format!(
         "dropped {} table(s): {}",
-        dropped.len(),
-        dropped.join(", ")
+        done.dropped.len(),
+        done.dropped.join(", ")
     ));
-    if !kept.is_empty() {
+    if !done.kept.is_empty() {
         crate::report::stdout::line(&format!(
             "kept {} table(s) abtest did not create: {}",
-            kept.len(),
-            kept.join(", ")
+            done.kept.len(),
+            done.kept.join(", ")
+        ));
+    }
+    if !done.named.is_empty() {
+        crate::report::stdout::line(&format!(
+            "the workload file names {}, which carry no mark of abtest's: abtest drops only \
+             the tables it created. If they are the workload's own and hold nothing you need, \
+             drop them yourself: {}",
+            done.named.join(", "),
+            drop_statement(&done.named)
         ));
     }
     Ok(exit::SUCCESS)
+}
+
+/// The statement that drops `tables` in the profile's database.
+fn drop_statement(tables: &[String]) -> String {
+    let quoted: Vec<String> = tables
+        .iter()
+        .map(|t| format!("`{}`", t.replace('`', "``")))
+        .collect();
+    format!("DROP TABLE {};", quoted.join(", "))
 }

@@ -4,6 +4,7 @@
 
 pub(crate) mod errors;
 pub(crate) mod set_statement;
+pub(crate) mod sql_text;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

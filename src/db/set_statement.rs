@@ -4,7 +4,11 @@
 //! server. Splitting on `,` and `=` missed `SET GLOBAL a=3, b=77` (the scope carries to
 //! `b`), comments, tabs and newlines, `:=`, quoted lists with commas and `@@GLOBAL.x`;
 //! this tokenizer knows them all, and says so when it cannot read a statement, so that
-//! the run is refused instead of leaving a variable behind.
+//! the run is refused instead of leaving a variable behind. It reads the code the server
+//! executes ([`super::sql_text`]): `/*!SET GLOBAL x=1*/` and `SET /*!GLOBAL*/ x=1` are
+//! the SET GLOBAL they run as.
+
+use super::sql_text::{self, Reading, is_word_char, quote_end, word_end};
 
 /// A `SET` statement's effect on global variables.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +42,31 @@ enum Token {
 /// What a hook's statement does to global variables; `Err` with the reason when it is a
 /// `SET` abtest cannot read, or one whose change it could not put back.
 pub(crate) fn global_effect(sql: &str) -> Result<SetEffect, String> {
-    let tokens = tokenize(sql)?;
+    let mut globals: Option<Vec<String>> = None;
+    for (statements, reading) in sql_text::readings(sql)?.iter().zip(READINGS) {
+        let code = match statements.as_slice() {
+            [] => continue,
+            [one] => one,
+            _ => return Err("more than one statement in one hook entry".into()),
+        };
+        if let SetEffect::Globals(names) = effect_of_code(&code.text, reading)? {
+            let known = globals.get_or_insert_with(Vec::new);
+            for name in names {
+                if !known.contains(&name) {
+                    known.push(name);
+                }
+            }
+        }
+    }
+    Ok(globals.map_or(SetEffect::NotSet, SetEffect::Globals))
+}
+
+/// The readings [`sql_text::readings`] returns, in its order.
+const READINGS: [Reading; 2] = [Reading::BackslashEscapes, Reading::NoBackslashEscapes];
+
+/// The effect of one statement's code (comments gone), read one way.
+fn effect_of_code(code: &str, reading: Reading) -> Result<SetEffect, String> {
+    let tokens = tokenize(code, reading)?;
     match tokens.first() {
         Some(Token::Word(word)) if word == "set" => {}
         _ => return Ok(SetEffect::NotSet),
@@ -143,9 +171,10 @@ fn system_variable(dotted: &str, current: Scope) -> (Scope, String) {
     }
 }
 
-/// Splits SQL into tokens, dropping comments and whitespace; names are lower case.
-fn tokenize(sql: &str) -> Result<Vec<Token>, String> {
-    let chars: Vec<char> = sql.chars().collect();
+/// Splits a statement's code (comments already gone) into tokens, dropping whitespace;
+/// names are lower case.
+fn tokenize(code: &str, reading: Reading) -> Result<Vec<Token>, String> {
+    let chars: Vec<char> = code.chars().collect();
     let mut tokens = Vec::new();
     let mut i = 0;
     while i < chars.len() {
@@ -153,17 +182,12 @@ fn tokenize(sql: &str) -> Result<Vec<Token>, String> {
         let next = chars.get(i + 1).copied();
         match c {
             _ if c.is_whitespace() => i += 1,
-            '/' if next == Some('*') => i = skip_block_comment(&chars, i)?,
-            '-' if next == Some('-') && chars.get(i + 2).is_none_or(|c| c.is_whitespace()) => {
-                i = skip_line(&chars, i)
-            }
-            '#' => i = skip_line(&chars, i),
             '\'' | '"' => {
-                i = skip_quoted(&chars, i)?;
+                i = quote_end(&chars, i, reading)?;
                 tokens.push(Token::Other);
             }
             '`' => {
-                let end = skip_quoted(&chars, i)?;
+                let end = quote_end(&chars, i, reading)?;
                 let name: String = chars[i + 1..end - 1].iter().collect();
                 tokens.push(Token::Word(name.replace("``", "`").to_lowercase()));
                 i = end;
@@ -175,7 +199,7 @@ fn tokenize(sql: &str) -> Result<Vec<Token>, String> {
             }
             '@' => {
                 i = if matches!(next, Some('\'' | '"' | '`')) {
-                    skip_quoted(&chars, i + 1)?
+                    quote_end(&chars, i + 1, reading)?
                 } else {
                     dotted_name(&chars, i + 1)?.1
                 };
@@ -201,15 +225,11 @@ fn tokenize(sql: &str) -> Result<Vec<Token>, String> {
                 tokens.push(Token::Close);
                 i += 1;
             }
-            ';' if chars[i + 1..].iter().all(|c| c.is_whitespace()) => i = chars.len(),
-            ';' => return Err("more than one statement in one hook entry".into()),
             _ if is_word_char(c) => {
-                let start = i;
-                while i < chars.len() && is_word_char(chars[i]) {
-                    i += 1;
-                }
-                let word: String = chars[start..i].iter().collect();
+                let end = word_end(&chars, i);
+                let word: String = chars[i..end].iter().collect();
                 tokens.push(Token::Word(word.to_lowercase()));
+                i = end;
             }
             _ => {
                 tokens.push(Token::Other);
@@ -220,54 +240,18 @@ fn tokenize(sql: &str) -> Result<Vec<Token>, String> {
     Ok(tokens)
 }
 
-fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '$'
-}
-
-/// The end of the `/* … */` comment starting at `start`.
-fn skip_block_comment(chars: &[char], start: usize) -> Result<usize, String> {
-    (start + 2..chars.len().saturating_sub(1))
-        .find(|&i| chars[i] == '*' && chars[i + 1] == '/')
-        .map(|i| i + 2)
-        .ok_or_else(|| "a `/*` comment that does not end".to_string())
-}
-
-fn skip_line(chars: &[char], start: usize) -> usize {
-    (start..chars.len())
-        .find(|&i| chars[i] == '\n')
-        .map_or(chars.len(), |i| i + 1)
-}
-
-/// The end of the quoted text starting at `start` (its quote doubled or backslashed
-/// inside).
-fn skip_quoted(chars: &[char], start: usize) -> Result<usize, String> {
-    let quote = chars[start];
-    let mut i = start + 1;
-    while i < chars.len() {
-        match chars[i] {
-            '\\' if quote != '`' => i += 2,
-            c if c == quote && chars.get(i + 1) == Some(&quote) => i += 2,
-            c if c == quote => return Ok(i + 1),
-            _ => i += 1,
-        }
-    }
-    Err(format!("a {quote} quote that does not end"))
-}
-
 /// A dotted name (`global.x`, `` `x` ``) from `start`, lower case, and where it ends.
 fn dotted_name(chars: &[char], start: usize) -> Result<(String, usize), String> {
     let mut name = String::new();
     let mut i = start;
     loop {
         if chars.get(i) == Some(&'`') {
-            let end = skip_quoted(chars, i)?;
+            let end = quote_end(chars, i, Reading::BackslashEscapes)?;
             name.extend(&chars[i + 1..end - 1]);
             i = end;
         } else {
             let from = i;
-            while i < chars.len() && is_word_char(chars[i]) {
-                i += 1;
-            }
+            i = word_end(chars, i);
             if i == from {
                 return Err("a variable without a name after `@`".into());
             }
@@ -326,6 +310,32 @@ mod tests {
         assert_eq!(global_effect("SELECT 1").unwrap(), SetEffect::NotSet);
         assert_eq!(global_effect("FLUSH STATUS").unwrap(), SetEffect::NotSet);
         assert_eq!(globals("SET NAMES utf8mb4"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn executable_comments_are_read_as_the_code_they_are() {
+        assert_eq!(globals("/*!SET GLOBAL x=1*/"), ["x"]);
+        assert_eq!(globals("SET /*!GLOBAL*/ x=1"), ["x"]);
+        assert_eq!(globals("/*M!100000 SET GLOBAL x=1 */"), ["x"]);
+        assert_eq!(globals("SET SESSION a=1, /*!50000 GLOBAL b=2 */"), ["b"]);
+        assert_eq!(globals("SET /* GLOBAL */ x=1"), Vec::<String>::new());
+        assert_eq!(globals("SET GLOBAL x = '-- /* */', y = 2"), ["x", "y"]);
+        // Read both ways: with NO_BACKSLASH_ESCAPES the string ends at the backslash.
+        assert_eq!(
+            globals("SET GLOBAL x = 'a\\\\', y = 2"),
+            ["x", "y"],
+            "an escaped backslash"
+        );
+        for bad in [
+            "SET /*!PERSIST*/ x=1",
+            "/*!SET GLOBAL x=1",
+            "SET GLOBAL x=1 /*! , y=2",
+            "SET @@/*!global.*/x = 1",
+            "SET GLOBAL x = 'a\\', y = 2",
+            "/*!SET GLOBAL x=1*/; /*!SET GLOBAL y=2*/",
+        ] {
+            assert!(global_effect(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

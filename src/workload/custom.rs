@@ -36,6 +36,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Value};
 use serde::{Deserialize, Serialize};
 
+use crate::db::sql_text::{self, Action};
 use crate::exit::UsageError;
 use crate::workload::event_log::{ClassId, ClassNames, EventLog, StatementKind};
 use crate::workload::placeholder::{self, Placeholder, placeholders};
@@ -53,7 +54,8 @@ pub struct CustomWorkload {
     #[serde(default)]
     pub(crate) setup: Vec<String>,
     /// Tables this workload creates (in `setup`) and owns: the only ones besides sbtestN
-    /// that abtest may find in the database, and that `abtest cleanup` may drop.
+    /// that a write workload may find in the database. `abtest cleanup` does not drop
+    /// them (they carry no mark of abtest's); it names them for the user to drop.
     #[serde(default)]
     pub(crate) tables: Vec<String>,
     /// Whether the workload writes to tables it does not own (set by `abtest capture`):
@@ -302,7 +304,6 @@ impl CustomWorkload {
         Ok(())
     }
 
-    /// Whether a statement writes (INSERT, UPDATE, DELETE, REPLACE).
     /// The query classes: every statement as written, in file order, with BEGIN first
     /// and COMMIT last when a transaction uses them.
     pub(crate) fn class_names(&self) -> ClassNames {
@@ -320,8 +321,10 @@ impl CustomWorkload {
         names
     }
 
+    /// Whether a statement may change data: not provably a read, transaction control or
+    /// a session setting (a comment in front of a DELETE hides nothing).
     pub(crate) fn is_write(sql: &str) -> bool {
-        Self::kind(sql) == StatementKind::Write
+        sql_text::is_write(sql)
     }
 
     /// Whether `placeholder` names a parameter, and an offset only a whole number.
@@ -346,17 +349,14 @@ impl CustomWorkload {
         Ok(())
     }
 
-    /// Whether a statement is a write, for the read/write/other counts.
+    /// What a statement does, for the read/write/other counts, read as the server
+    /// executes it (`db::sql_text`): anything not provably read-only, transaction
+    /// control or a session setting counts as a write.
     pub(super) fn kind(sql: &str) -> StatementKind {
-        let first = sql
-            .split_whitespace()
-            .next()
-            .unwrap_or_default()
-            .to_ascii_uppercase();
-        match first.as_str() {
-            "SELECT" | "SHOW" | "WITH" | "EXPLAIN" => StatementKind::Read,
-            "INSERT" | "UPDATE" | "DELETE" | "REPLACE" => StatementKind::Write,
-            _ => StatementKind::Other,
+        match sql_text::classify(sql) {
+            Action::Read => StatementKind::Read,
+            Action::Write => StatementKind::Write,
+            Action::Begin | Action::End | Action::Session | Action::Empty => StatementKind::Other,
         }
     }
 }
@@ -745,6 +745,13 @@ statements = ["UPDATE sbtest{t} SET c = {s} WHERE id = {id}"]
         );
         assert_eq!(CustomWorkload::kind("  select 1"), StatementKind::Read);
         assert_eq!(CustomWorkload::kind("UPDATE x"), StatementKind::Write);
+        assert_eq!(
+            CustomWorkload::kind("/* purge */ DELETE FROM orders"),
+            StatementKind::Write
+        );
+        assert_eq!(CustomWorkload::kind("-- x\nSELECT 1"), StatementKind::Read);
+        assert_eq!(CustomWorkload::kind("TRUNCATE t"), StatementKind::Write);
+        assert_eq!(CustomWorkload::kind("BEGIN"), StatementKind::Other);
     }
 
     #[test]

@@ -282,13 +282,16 @@ impl WorkloadSpec {
         }
     }
 
-    /// Whether events change data (custom workloads are assumed to).
+    /// Whether the workload may change data: a built-in one that writes, or a workload
+    /// file with any statement (its `setup` included) that is not provably a read,
+    /// transaction control or a session setting, read as the server executes it.
     pub(crate) fn writes(&self) -> bool {
         match &self.custom {
             Some(custom) => custom
                 .transactions
                 .iter()
                 .flat_map(|t| &t.statements)
+                .chain(&custom.setup)
                 .any(|sql| custom::CustomWorkload::is_write(sql)),
             None => self.name.writes(),
         }

@@ -85,26 +85,39 @@ fn is_sbtest_name(name: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// Drops the tables abtest created (marked with [`OWNER_MARK`]) and the tables in `extra`;
-/// returns (dropped, kept) names. Never drops a database.
-pub(crate) fn cleanup(
-    conn: &mut mysql::Conn,
-    extra: &[String],
-) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+/// What `abtest cleanup` did in one database.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Cleanup {
+    /// Tables carrying [`OWNER_MARK`], dropped.
+    pub(crate) dropped: Vec<String>,
+    /// Tables without the mark, kept.
+    pub(crate) kept: Vec<String>,
+    /// Those of `kept` that a workload file names: abtest did not create them (a setup
+    /// statement did, or they were there before), so they are the user's to drop.
+    pub(crate) named: Vec<String>,
+}
+
+/// Drops the tables abtest created — those carrying [`OWNER_MARK`] — and nothing else:
+/// a table a workload file names (`named`) without the mark is kept and reported, since
+/// nothing shows whether it holds someone's data. Never drops a database.
+pub(crate) fn cleanup(conn: &mut mysql::Conn, named: &[String]) -> anyhow::Result<Cleanup> {
     let tables: Vec<(String, String)> = conn.query(
         "SELECT TABLE_NAME, TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() \
          ORDER BY TABLE_NAME",
     )?;
-    let (mut dropped, mut kept) = (Vec::new(), Vec::new());
+    let mut done = Cleanup::default();
     for (name, comment) in tables {
-        if comment == OWNER_MARK || extra.iter().any(|e| e.eq_ignore_ascii_case(&name)) {
+        if comment == OWNER_MARK {
             conn.query_drop(format!("DROP TABLE `{}`", name.replace('`', "``")))?;
-            dropped.push(name);
+            done.dropped.push(name);
         } else {
-            kept.push(name);
+            if named.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
+                done.named.push(name.clone());
+            }
+            done.kept.push(name);
         }
     }
-    Ok((dropped, kept))
+    Ok(done)
 }
 
 /// The tables a workload uses: sbtest1..N, or one bulk table per connection.

@@ -657,3 +657,43 @@ fn check_on_prepares_every_captured_statement_and_names_the_one_that_cannot() {
         "{stderr}"
     );
 }
+
+/// Statements an ORM tags with a comment (sqlcommenter in front, marginalia behind, a
+/// line comment before) are captured as the statements they are: classes of the mix,
+/// not "DDL"; coverage counts them; a DELETE behind a comment makes `writes = true`.
+#[test]
+fn statements_tagged_with_comments_are_captured_as_their_statements() {
+    let sandbox = Sandbox::new();
+    let statements: Vec<String> = (1..=12)
+        .flat_map(|id| {
+            [
+                format!(
+                    "/*controller='orders',action='show',framework='django'*/ SELECT c FROM sbtest1 WHERE id = {id}"
+                ),
+                format!("SELECT k FROM sbtest1 WHERE id = {id} /*application:Shop,controller:orders*/"),
+                format!("-- report\nSELECT pad FROM sbtest1 WHERE id = {id}"),
+                format!("/* purge */ DELETE FROM sbtest1 WHERE id = {id}"),
+            ]
+        })
+        .collect();
+    let log = sandbox.write("slow.log", &slow_log(&statements));
+    let (code, stdout, stderr) = capture(&sandbox, &[log.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        !stdout.contains("left out"),
+        "nothing is left out:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("# coverage: the replayed statements make up 100.0 %"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nwrites = true\n"), "{stdout}");
+    for statement in [
+        "SELECT c FROM sbtest",
+        "SELECT k FROM sbtest",
+        "SELECT pad FROM sbtest",
+        "DELETE FROM sbtest",
+    ] {
+        assert!(stdout.contains(statement), "{statement}:\n{stdout}");
+    }
+}

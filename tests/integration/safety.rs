@@ -440,3 +440,180 @@ fn verify_ca_trusts_the_given_ca_and_nothing_else() {
         "verify_ca accepted a certificate from a CA the profile does not name: {output}"
     );
 }
+
+/// A table of someone's data on the external server: 1 000 rows in `orders`.
+fn external_with_orders() -> TestServer {
+    let server = start_server(&BTreeMap::new(), 4);
+    let mut admin = server.admin().unwrap();
+    admin
+        .query_drop("CREATE TABLE sbtest.orders (id INT PRIMARY KEY, note CHAR(10))")
+        .unwrap();
+    admin
+        .query_drop("INSERT INTO sbtest.orders SELECT seq, 'kept' FROM sbtest.seq_1_to_1000")
+        .unwrap();
+    server
+}
+
+fn orders(server: &TestServer) -> u64 {
+    let mut admin = server.admin().unwrap();
+    admin
+        .query_first("SELECT COUNT(*) FROM sbtest.orders")
+        .unwrap()
+        .unwrap()
+}
+
+/// A write is a write whatever comment stands in front of it or wraps it: the server
+/// runs the code, so the foreign-table guard reads the code. Each workload file below
+/// deletes from `orders` and must be refused before it runs (exit 2, every row kept);
+/// a workload file's `setup` counts too.
+#[test]
+fn a_write_behind_a_comment_is_refused_next_to_foreign_tables() {
+    let _lock = server_lock();
+    let server = external_with_orders();
+    let sandbox = Sandbox::new();
+    let profile = server.socket_profile(&sandbox, "ext.toml", "");
+    let deletes = [
+        "/* purge */ DELETE FROM orders WHERE id > {n}",
+        "-- x\nDELETE FROM orders WHERE id > {n}",
+        "#x\nDELETE FROM orders WHERE id > {n}",
+        "/*!DELETE FROM orders WHERE id > {n}*/",
+        "/*!50000 DELETE FROM orders WHERE id > {n} */",
+        "/*M!100000 DELETE FROM orders WHERE id > {n} */",
+        "/* a /* b */ DELETE FROM orders WHERE id > {n}",
+        "SELECT 1; DELETE FROM orders WHERE id > {n}",
+        "WITH x AS (SELECT 1) DELETE FROM orders WHERE id > {n}",
+    ];
+    let mut files: Vec<String> = deletes
+        .iter()
+        .map(|sql| {
+            format!(
+                "sbtest = false\n[params]\nn = {{ type = \"int\", min = 0, max = 0 }}\n\
+                 [[transaction]]\nname = \"purge\"\nstatements = [{}]\n",
+                toml_string(sql)
+            )
+        })
+        .collect();
+    files.push(
+        "sbtest = false\nsetup = [\"/* purge */ DELETE FROM orders\"]\n\
+         [[transaction]]\nname = \"read\"\nstatements = [\"SELECT 1\"]\n"
+            .to_string(),
+    );
+    for (i, body) in files.iter().enumerate() {
+        let workload = sandbox.write(&format!("w{i}.toml"), body);
+        let output = sandbox.run(&[
+            "--baseline",
+            &profile,
+            "--variant",
+            &profile,
+            "--workload-file",
+            workload.to_str().unwrap(),
+            "--threads",
+            "1",
+            "--rounds",
+            "2",
+            "--round-time",
+            "300ms",
+            "--warmup",
+            "0s",
+        ]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{body}\n{stdout}{stderr}");
+        assert!(
+            stderr.contains("holds tables abtest does not own (orders)"),
+            "{body}\n{stderr}"
+        );
+        assert_eq!(orders(&server), 1000, "{body}: every row is kept");
+    }
+}
+
+/// `sql` as a TOML basic string.
+fn toml_string(sql: &str) -> String {
+    format!(
+        "\"{}\"",
+        sql.replace('\\', "\\\\")
+            .replace('"', "\\\"")
+            .replace('\n', "\\n")
+    )
+}
+
+/// `cleanup` drops what carries abtest's mark and nothing else: a table a workload file
+/// lists under `tables` without the mark (here `orders`, someone's 1 000 rows) is kept,
+/// listed as kept, and the message says how to drop it by hand.
+#[test]
+fn cleanup_keeps_a_workload_files_table_without_the_mark() {
+    let _lock = server_lock();
+    let server = external_with_orders();
+    server
+        .admin()
+        .unwrap()
+        .query_drop("CREATE TABLE sbtest.scratch (id INT) COMMENT = 'created by abtest'")
+        .unwrap();
+    let sandbox = Sandbox::new();
+    let profile = server.socket_profile(&sandbox, "ext.toml", "");
+    let workload = sandbox.write(
+        "w.toml",
+        "sbtest = false\ntables = [\"orders\"]\n[[transaction]]\nname = \"r\"\nstatements = [\"SELECT 1\"]\n",
+    );
+    let output = sandbox.run(&[
+        "cleanup",
+        "--profile",
+        &profile,
+        "--workload-file",
+        workload.to_str().unwrap(),
+    ]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("dropped 1 table(s): scratch"), "{stdout}");
+    assert!(
+        stdout.contains("kept 1 table(s) abtest did not create: orders"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("drop them yourself: DROP TABLE `orders`;"),
+        "{stdout}"
+    );
+    assert_eq!(orders(&server), 1000);
+}
+
+/// The hook checks read the code the server runs: a write-path global set through an
+/// executable comment is refused like the plain one, and `SET PERSIST` as well.
+#[test]
+fn hooks_are_checked_through_executable_comments() {
+    let sandbox = Sandbox::new();
+    for (i, (hook, needle)) in [
+        (
+            "/*!SET GLOBAL general_log_file = '/tmp/g.log'*/",
+            "general_log_file",
+        ),
+        (
+            "SET /*!GLOBAL*/ general_log_file = '/tmp/g.log'",
+            "general_log_file",
+        ),
+        (
+            "/*M!100000 SET GLOBAL general_log_file = '/tmp/g.log' */",
+            "general_log_file",
+        ),
+        ("SET /*!PERSIST*/ max_connections = 10", "PERSIST"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let profile = sandbox.write(
+            &format!("hook{i}.toml"),
+            &format!("[server]\n[hooks]\nsetup = [{}]\n", toml_string(hook)),
+        );
+        let output = sandbox.run(&[
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            profile.to_str().unwrap(),
+            "--dry-run",
+        ]);
+        let (_, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{hook}: {stderr}");
+        assert!(
+            stderr.contains(&format!("hook{i}.toml:3")) && stderr.contains(needle),
+            "{hook}: {stderr}"
+        );
+    }
+}
