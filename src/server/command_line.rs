@@ -120,6 +120,10 @@ pub(crate) fn preview(launch: &ServerLaunch<'_>) -> String {
         tls: &tls,
     };
     let mut words = vec![launch.binary.display().to_string()];
-    words.extend(server_args(&layout, launch));
+    words.extend(
+        server_args(&layout, launch)
+            .iter()
+            .map(|word| crate::secret::shown_arg(word).into_owned()),
+    );
     words.join(" ")
 }
