@@ -113,8 +113,9 @@ fn check_histogram(
     for ((name, shown), computed) in summary_figures.into_iter().zip(expected) {
         if (shown - computed).abs() > SUMMARY_AGREEMENT * computed.abs().max(1.0) {
             return Err(format!(
-                "{summary_field}.{name} is {shown} ms, but the round's histogram gives \
-                 {computed} ms"
+                "{summary_field}.{name} is {} ms, but the round's histogram gives \
+                 {computed} ms",
+                number(shown)
             ));
         }
     }
@@ -148,7 +149,10 @@ fn plain_figures(round: &RoundRecord) -> Vec<(&'static str, f64)> {
             "host_load.runnable",
             round.host_load.and_then(|h| h.runnable),
         ),
-        ("open_loop.max_lag_ms", round.open_loop.map(|o| o.max_lag_ms)),
+        (
+            "open_loop.max_lag_ms",
+            round.open_loop.map(|o| o.max_lag_ms),
+        ),
     ];
     figures.extend(
         optional
@@ -240,7 +244,11 @@ mod tests {
     fn a_histogram_that_does_not_read_or_belongs_elsewhere_is_refused() {
         let mut round = measured();
         round.histogram = "Z2FyYmFnZQ==".into();
-        assert!(check_latencies(&round).unwrap_err().contains("does not decode"));
+        assert!(
+            check_latencies(&round)
+                .unwrap_err()
+                .contains("does not decode")
+        );
         let mut round = measured();
         round.transactions = 99;
         let why = check_latencies(&round).unwrap_err();

@@ -47,7 +47,10 @@ pub(crate) fn shown_option<'a>(name: &str, value: &'a str) -> Cow<'a, str> {
 /// A command-line word as it may be shown: `--name=value` with the value masked when
 /// `name` holds a credential; any other word unchanged.
 pub(crate) fn shown_arg(word: &str) -> Cow<'_, str> {
-    match word.strip_prefix("--").and_then(|option| option.split_once('=')) {
+    match word
+        .strip_prefix("--")
+        .and_then(|option| option.split_once('='))
+    {
         Some((name, _)) if is_secret_option(name) => Cow::Owned(format!("--{name}={MASK}")),
         _ => Cow::Borrowed(word),
     }

@@ -1077,7 +1077,12 @@ fn range_and_count_flags_are_bounded_before_they_allocate() {
             "/sys/devices/system/cpu/online",
         ),
         (
-            &["--workload", "oltp_read_only", "--random-points", "4294967295"],
+            &[
+                "--workload",
+                "oltp_read_only",
+                "--random-points",
+                "4294967295",
+            ],
             "--random-points makes a statement of 4294967295 placeholders",
         ),
         (

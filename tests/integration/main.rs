@@ -23,6 +23,6 @@ mod security;
 mod segments;
 mod support;
 mod sweep;
-mod tampered;
 mod sysbench_bridge;
+mod tampered;
 mod verdicts;

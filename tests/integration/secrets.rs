@@ -227,7 +227,10 @@ fn profile_with_secrets(sandbox: &Sandbox, client_password: bool) -> PathBuf {
 fn assert_no_option_secret(name: &str, content: &str) {
     assert!(!content.is_empty(), "{name} is empty");
     for secret in OPTION_SECRETS {
-        assert!(!content.contains(secret), "{name} contains {secret}:\n{content}");
+        assert!(
+            !content.contains(secret),
+            "{name} contains {secret}:\n{content}"
+        );
     }
 }
 
