@@ -36,10 +36,10 @@ pub(crate) fn check_round(round: &RoundRecord, round_time: Duration) -> Result<(
     for (field, value) in plain_figures(round) {
         non_negative(field, value)?;
     }
-    if let Some(open) = &round.open_loop {
-        if !(open.rate.is_finite() && open.rate > 0.0) {
-            return Err(format!("open_loop.rate is {}, not a rate", open.rate));
-        }
+    if let Some(rate) = round.open_loop.map(|o| o.rate)
+        && !(rate.is_finite() && rate > 0.0)
+    {
+        return Err(format!("open_loop.rate is {}, not a rate", number(rate)));
     }
     if let Some(offset) = round.start_offset_ms.filter(|o| !o.is_finite()) {
         return Err(format!("start_offset_ms is {offset}, not a time"));
