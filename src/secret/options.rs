@@ -3,15 +3,20 @@
 //! `hashicorp_key_management_token`. The rule reads the name's last word (after `-` and
 //! `_`), which says what the value is: a password, an auth string, a secret, a token, a
 //! credential, or a key. `key_buffer_size` and `innodb_default_encryption_key_id` end
-//! in a size and an id, so they stay visible; `ssl_key` is a path and is masked all the
-//! same, which costs nothing. Such a value is shown as `***` wherever abtest writes an
-//! option down: the dry run, the saved plan, the servers' facts and every report.
+//! in a size and an id, so they stay visible; `ssl_key` ends in a key but is a path, so
+//! a short list of exceptions ([`NOT_SECRET`]) keeps it visible. Such a value is shown
+//! as `***` wherever abtest writes an option down: the dry run, the saved plan, the
+//! servers' facts and every report.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// What a masked value is shown as.
 pub(crate) const MASK: &str = "***";
+
+/// Options whose name reads like a key's but whose value is a path, shown as written:
+/// the server's TLS key file (abtest's own sits in the server's private directory).
+const NOT_SECRET: &[&str] = &["ssl_key"];
 
 /// Words a name's last word contains when its value is a credential.
 const CREDENTIAL_PARTS: &[&str] = &[
@@ -27,7 +32,10 @@ const CREDENTIAL_PARTS: &[&str] = &[
 /// Whether option `name` (as written in a my.cnf, a profile or `SHOW VARIABLES`) holds
 /// a credential or a key.
 pub(crate) fn is_secret_option(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
+    let name = name.to_ascii_lowercase().replace('-', "_");
+    if NOT_SECRET.contains(&name.as_str()) {
+        return false;
+    }
     let last = name.rsplit(['_', '-', '.']).next().unwrap_or_default();
     CREDENTIAL_PARTS.iter().any(|part| last.contains(part))
         || last.ends_with("key")
@@ -89,7 +97,6 @@ mod tests {
             "ssl_passphrase",
             "rpl_password",
             "Master_Passwd",
-            "ssl_key",
         ] {
             assert!(is_secret_option(name), "{name}");
         }
@@ -109,6 +116,8 @@ mod tests {
             "default_authentication_plugin",
             "caching_sha2_password_private_key_path",
             "innodb_buffer_pool_size",
+            "ssl_key",
+            "ssl-key",
         ] {
             assert!(!is_secret_option(name), "{name}");
         }
