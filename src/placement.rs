@@ -51,10 +51,10 @@ impl CpuList {
                     if first > last {
                         return Err(format!("the range `{part}` runs backwards"));
                     }
-                    cpus.extend(first..=last);
+                    cpus.extend(first..=within_mask(last)?);
                 }
                 None => {
-                    cpus.insert(number(part)?);
+                    cpus.insert(within_mask(number(part)?)?);
                 }
             }
         }
@@ -132,6 +132,21 @@ impl TryFrom<String> for CpuList {
 impl From<CpuList> for String {
     fn from(list: CpuList) -> String {
         list.to_string()
+    }
+}
+
+/// `cpu` when a Linux CPU mask can hold it (below `CPU_SETSIZE`, 1024): checked before
+/// a range is expanded, so `0-4294967295` is refused instead of filling memory.
+fn within_mask(cpu: usize) -> Result<usize, String> {
+    let most = libc::CPU_SETSIZE as usize;
+    if cpu < most {
+        Ok(cpu)
+    } else {
+        Err(format!(
+            "CPU {cpu} is beyond what a Linux CPU mask holds (0 to {}); list this machine's \
+             CPUs, which /sys/devices/system/cpu/online shows, such as 0-3",
+            most - 1
+        ))
     }
 }
 

@@ -3,6 +3,10 @@
 
 use std::fmt;
 
+mod options;
+
+pub(crate) use options::{masked_options, serialize_masked_options, shown_arg, shown_option};
+
 /// A secret string, redacted everywhere except where [`Secret::expose`] is called.
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Secret(String);

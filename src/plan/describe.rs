@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::{AA_NOTICE, Plan, SidePlan, TargetSpec};
+use crate::server::defaults_file::FileOption;
 use crate::stats::sequential::Until;
 
 impl Plan {
@@ -171,7 +172,7 @@ fn describe_target(side: &SidePlan, max_threads: u32) -> String {
                     "\n          defaults file {}:",
                     file.path.display()
                 ));
-                for option in &file.options {
+                for option in file.options.iter().map(FileOption::shown) {
                     let written = match &option.value {
                         Some(value) => format!("{}={value}", option.name),
                         None => option.name.clone(),

@@ -232,8 +232,12 @@ impl PartialEq for TargetSpec {
                     defaults_file: defaults_file_b,
                 },
             ) => {
-                (binary, options, redirects, defaults_file)
-                    == (binary_b, options_b, redirects_b, defaults_file_b)
+                // Compared as saved: a credential's value is masked in a results file.
+                let shown = |file: &Option<DefaultsFile>| file.as_ref().map(DefaultsFile::shown);
+                (binary, redirects) == (binary_b, redirects_b)
+                    && crate::secret::masked_options(options)
+                        == crate::secret::masked_options(options_b)
+                    && shown(defaults_file) == shown(defaults_file_b)
             }
             (
                 TargetSpec::External {
@@ -291,7 +295,8 @@ pub(crate) enum TargetSpec {
     Managed {
         /// Server binary.
         binary: PathBuf,
-        /// `--key=value` options from the profile.
+        /// `--key=value` options from the profile; saved with credentials masked.
+        #[serde(serialize_with = "crate::secret::serialize_masked_options")]
         options: BTreeMap<String, String>,
         /// The profile's options that name where the server writes, with the option
         /// each reaches: pointed into the server's private directory.

@@ -17,6 +17,15 @@ pub(crate) const MAX_ROUNDS: u32 = 100_000;
 /// The longest measured period, warm-up, re-warm or pause of a round.
 pub(crate) const MAX_ROUND_PART: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
+/// The most rounds of a whole plan (both sides, every level): the schedule is held as
+/// one list of rounds, and a week of one-second rounds stays below it.
+const MAX_PLANNED_ROUNDS: u64 = 1_000_000;
+
+/// The rounds of a whole plan of `levels` thread levels with `rounds` rounds per side.
+fn planned_rounds(levels: usize, rounds: u32) -> u64 {
+    2 * levels as u64 * u64::from(rounds)
+}
+
 impl Plan {
     /// Refuses a plan that could not run as planned (exit 2, naming the flag to change).
     pub(crate) fn validate(&self) -> anyhow::Result<()> {
@@ -27,6 +36,12 @@ impl Plan {
         check_captured_writes(&self.workload, &self.sides, self.allow_writes)?;
         check_answers_can_be_compared(&self.workload, &self.client)?;
         Ok(())
+    }
+
+    /// Refuses a plan read back from a results file that does not hold together, before
+    /// its schedule is laid out (an edited round count would otherwise allocate first).
+    pub(crate) fn check_saved(&self) -> anyhow::Result<()> {
+        check_shape(self)
     }
 }
 
@@ -53,6 +68,16 @@ fn check_shape(plan: &Plan) -> anyhow::Result<()> {
     if s.rounds == 0 || s.rounds > MAX_ROUNDS {
         return Err(UsageError::err(format!(
             "{} rounds per side is not between 1 and {MAX_ROUNDS}",
+            s.rounds
+        )));
+    }
+    let planned = planned_rounds(s.levels.len(), s.rounds);
+    if planned > MAX_PLANNED_ROUNDS {
+        return Err(UsageError::err(format!(
+            "{} thread levels of {} rounds per side make {planned} rounds, more than abtest \
+             plans ({MAX_PLANNED_ROUNDS}); give fewer --threads levels, fewer --rounds or a \
+             shorter --max-time",
+            s.levels.len(),
             s.rounds
         )));
     }

@@ -264,6 +264,7 @@ pub(crate) fn defaults_files(results: &ResultsFile) -> Vec<(String, Vec<Vec<Stri
                 format!("From {}'s defaults file {}", side.side, file.path.display()),
                 file.options
                     .iter()
+                    .map(crate::server::defaults_file::FileOption::shown)
                     .map(|o| {
                         vec![
                             o.name.clone(),

@@ -3,7 +3,7 @@
 //! round twice, and counts that agree with the TPS they claim. A hand-edited or damaged
 //! file — a duplicated round, a round at a level the plan never had, TPS that does not
 //! follow from transactions and duration — would otherwise be analysed, resumed or
-//! merged as if it were a run.
+//! merged as if it were a run. Each round's figures are checked in `figures`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -13,8 +13,15 @@ use super::{ResultsFile, RoundRecord, RoundStatus};
 /// segments stays far below it; an edited count or duration is far above.
 const TPS_AGREEMENT: f64 = 0.01;
 
-/// The first thing in `results` that no run writes, as a message naming the round.
+/// The first thing in `results` that no run writes, as a message naming the round and
+/// the field.
 pub(crate) fn check(results: &ResultsFile) -> Result<(), String> {
+    results
+        .plan
+        .check_saved()
+        .map_err(|why| format!("its plan: {why:#}"))?;
+    super::figures::check_run(results)?;
+    let round_time = results.plan.schedule.round_time;
     let slots: BTreeMap<u32, crate::schedule::Slot> = results
         .plan
         .schedule
@@ -47,6 +54,8 @@ pub(crate) fn check(results: &ResultsFile) -> Result<(), String> {
                 ));
             }
         }
+        super::figures::check_round(round, round_time)
+            .map_err(|why| format!("{label}: {why}: the file was changed"))?;
         if round.status != RoundStatus::Completed {
             continue;
         }
@@ -55,6 +64,8 @@ pub(crate) fn check(results: &ResultsFile) -> Result<(), String> {
         }
         check_counts(round).map_err(|why| format!("{label}: {why}"))?;
         check_load(round).map_err(|why| format!("{label}: {why}"))?;
+        super::figures::check_latencies(round)
+            .map_err(|why| format!("{label}: {why}: the file was changed"))?;
     }
     Ok(())
 }

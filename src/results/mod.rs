@@ -4,6 +4,7 @@
 
 mod checks;
 pub(crate) mod classes;
+mod figures;
 pub(crate) mod merge;
 pub(crate) mod noise;
 mod partial;

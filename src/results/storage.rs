@@ -76,3 +76,38 @@ pub(crate) fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     })?;
     Ok(results)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// The results files kept in the repository, as runs and merges wrote them.
+    fn kept_results() -> Vec<std::path::PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = vec![root.join("tests/fixtures/audit-point-select.json")];
+        for dir in std::fs::read_dir(root.join("examples")).unwrap() {
+            let dir = dir.unwrap().path();
+            if !dir.is_dir() {
+                continue;
+            }
+            for file in std::fs::read_dir(dir).unwrap() {
+                let path = file.unwrap().path();
+                if path.extension().is_some_and(|e| e == "json") {
+                    files.push(path);
+                }
+            }
+        }
+        files
+    }
+
+    #[test]
+    fn every_kept_results_file_passes_the_checks() {
+        let files = kept_results();
+        assert!(files.len() > 5, "{files:?}");
+        for path in files {
+            if let Err(e) = super::load(&path) {
+                panic!("{}: {e:#}", path.display());
+            }
+        }
+    }
+}

@@ -128,13 +128,18 @@ pub(crate) fn preview(launch: &ServerLaunch<'_>) -> String {
         tls: &tls,
     };
     let mut words = vec![launch.binary.display().to_string()];
-    words.extend(server_args(&layout, launch));
+    words.extend(
+        server_args(&layout, launch)
+            .iter()
+            .map(|word| crate::secret::shown_arg(word).into_owned()),
+    );
     let mut preview = words.join(" ");
     if let Some(file) = launch.defaults_file {
         preview.push_str(&format!(
             "\n          with {} (mode 0600):\n            {}",
             options_file(dir).display(),
-            file.options_file(dir)
+            file.shown()
+                .options_file(dir)
                 .trim_end()
                 .replace('\n', "\n            ")
         ));

@@ -76,11 +76,42 @@ pub(crate) struct FileOption {
 pub(crate) struct DefaultsFile {
     /// The file.
     pub(crate) path: PathBuf,
-    /// Its options for mariadbd, in file order.
+    /// Its options for mariadbd, in file order; saved with credentials masked.
+    #[serde(serialize_with = "serialize_shown")]
     pub(crate) options: Vec<FileOption>,
 }
 
+/// Saves the options as they may be shown: a credential's value masked.
+fn serialize_shown<S: serde::Serializer>(
+    options: &[FileOption],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(options.iter().map(FileOption::shown))
+}
+
+impl FileOption {
+    /// The option as it may be shown or saved: the value of a credential or a key
+    /// masked (`wsrep_sst_auth`, `file_key_management_filekey`, `password`).
+    pub(crate) fn shown(&self) -> FileOption {
+        FileOption {
+            value: self
+                .value
+                .as_deref()
+                .map(|value| crate::secret::shown_option(&self.name, value).into_owned()),
+            ..self.clone()
+        }
+    }
+}
+
 impl DefaultsFile {
+    /// The file as it may be shown or saved (see [`FileOption::shown`]).
+    pub(crate) fn shown(&self) -> DefaultsFile {
+        DefaultsFile {
+            path: self.path.clone(),
+            options: self.options.iter().map(FileOption::shown).collect(),
+        }
+    }
+
     /// The options file a server in `dir` (its private directory) reads the file's
     /// options from: kept ones as written, redirected ones inside `dir`, each value
     /// quoted and escaped the way mariadbd's option-file reader undoes it.

@@ -80,7 +80,14 @@ impl ServerFacts {
             plugins: plugins.into_iter().collect(),
             tls_version: none_if_empty(tls.get("Ssl_version")),
             tls_cipher: none_if_empty(tls.get("Ssl_cipher")),
-            variables: variables.into_iter().collect(),
+            // A credential or a key never reaches the facts, the differences or a report.
+            variables: variables
+                .into_iter()
+                .map(|(name, value)| {
+                    let shown = crate::secret::shown_option(&name, &value).into_owned();
+                    (name, shown)
+                })
+                .collect(),
         })
     }
 }

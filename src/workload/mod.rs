@@ -163,6 +163,14 @@ const MAX_TABLES: u32 = 100_000;
 /// sbtest's `id` is a signed INTEGER.
 const MAX_TABLE_SIZE: u32 = i32::MAX as u32;
 
+/// The most placeholders one prepared statement may have (the protocol counts them in
+/// 16 bits): `--random-points` puts one per point, `--number-of-ranges` two per range.
+const MAX_PLACEHOLDERS: u32 = 65_535;
+
+/// The most statements of one kind in a transaction: each is logged per event, and
+/// sysbench's own defaults are 1 to 10.
+const MAX_PER_EVENT: u32 = 100_000;
+
 impl WorkloadSpec {
     /// The workload `name` with sysbench 1.0.20's defaults for every setting, as its
     /// script runs it without options (abtest's one departure: uniform ids).
@@ -255,6 +263,38 @@ impl WorkloadSpec {
             return Err(UsageError::err(
                 "--random-points and --number-of-ranges must be above zero",
             ));
+        }
+        for (flag, placeholders) in [
+            ("--random-points", u64::from(self.random_points)),
+            ("--number-of-ranges", 2 * u64::from(self.number_of_ranges)),
+        ] {
+            if placeholders > u64::from(MAX_PLACEHOLDERS) {
+                return Err(UsageError::err(format!(
+                    "{flag} makes a statement of {placeholders} placeholders, more than a \
+                     prepared statement may have ({MAX_PLACEHOLDERS}); sysbench's default is 10"
+                )));
+            }
+        }
+        self.check_per_event()
+    }
+
+    /// Refuses more statements of one kind per transaction than [`MAX_PER_EVENT`].
+    fn check_per_event(&self) -> anyhow::Result<()> {
+        let counts = [
+            ("--point-selects", self.point_selects),
+            ("--simple-ranges", self.simple_ranges),
+            ("--sum-ranges", self.sum_ranges),
+            ("--order-ranges", self.order_ranges),
+            ("--distinct-ranges", self.distinct_ranges),
+            ("--index-updates", self.index_updates),
+            ("--non-index-updates", self.non_index_updates),
+            ("--delete-inserts", self.delete_inserts),
+        ];
+        if let Some((flag, count)) = counts.into_iter().find(|(_, n)| *n > MAX_PER_EVENT) {
+            return Err(UsageError::err(format!(
+                "{flag} {count} is more statements per transaction than abtest runs \
+                 ({MAX_PER_EVENT}); sysbench's defaults are 1 to 10"
+            )));
         }
         Ok(())
     }

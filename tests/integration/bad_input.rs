@@ -1059,3 +1059,56 @@ fn a_plan_that_cannot_decide_is_warned_about_before_it_runs() {
     let output = sandbox.run(&[&base[..], &["--rounds", "8"]].concat());
     assert!(!text(&output).1.contains("too few"), "{}", text(&output).1);
 }
+
+/// Every flag that expands a range or sizes an allocation is bounded before it
+/// allocates: the dry run refuses it at once, naming the flag, the limit and the fix.
+#[test]
+fn range_and_count_flags_are_bounded_before_they_allocate() {
+    let sandbox = Sandbox::new();
+    let levels: Vec<String> = (1..=20).map(|t| t.to_string()).collect();
+    let levels = levels.join(",");
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["--cpus", "client=0-4294967295"],
+            "CPU 4294967295 is beyond what a Linux CPU mask holds (0 to 1023)",
+        ),
+        (
+            &["--cpus", "baseline=1024"],
+            "/sys/devices/system/cpu/online",
+        ),
+        (
+            &[
+                "--workload",
+                "oltp_read_only",
+                "--random-points",
+                "4294967295",
+            ],
+            "--random-points makes a statement of 4294967295 placeholders",
+        ),
+        (
+            &["--number-of-ranges", "40000"],
+            "more than a prepared statement may have (65535)",
+        ),
+        (
+            &["--point-selects", "4294967295"],
+            "--point-selects 4294967295 is more statements per transaction",
+        ),
+        (
+            &["--threads", &levels, "--rounds", "100000"],
+            "make 4000000 rounds, more than abtest plans (1000000)",
+        ),
+        (&["--rounds", "4294967295"], "--rounds 4294967295 is more"),
+    ];
+    for (flags, message) in cases {
+        let mut args = vec![
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb-audit.toml",
+            "--dry-run",
+        ];
+        args.extend(flags);
+        let stderr = refuse(&sandbox, &args);
+        assert!(stderr.contains(message), "{flags:?}: {stderr}");
+    }
+}

@@ -27,4 +27,5 @@ mod segments;
 mod support;
 mod sweep;
 mod sysbench_bridge;
+mod tampered;
 mod verdicts;

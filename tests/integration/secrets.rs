@@ -193,3 +193,111 @@ fn a_password_typed_at_the_prompt_logs_in() {
         "the typed password was echoed: {stdout}"
     );
 }
+
+/// Credentials a my.cnf and a profile's `[server.options]` give a managed server.
+const OPTION_SECRETS: [&str; 4] = [
+    "Sst-PaSs-71x",
+    "FILEKEY-9d3e0a",
+    "CliSrv-PaSs-5q",
+    "Prof-PaSs-2zz",
+];
+
+/// A my.cnf with an SST credential and a file key (and, when `client_password`, a
+/// `[client-server]` password, which mariadbd itself refuses to start with), and a
+/// profile starting from it that sets a credential of its own.
+fn profile_with_secrets(sandbox: &Sandbox, client_password: bool) -> PathBuf {
+    let [sst, filekey, client, profile] = OPTION_SECRETS;
+    let mut cnf = format!(
+        "[mysqld]\nwsrep_sst_auth = sst:{sst}\nloose-file-key-management-filekey = {filekey}\n\
+         key_buffer_size = 8M\n"
+    );
+    if client_password {
+        cnf.push_str(&format!("[client-server]\npassword = {client}\n"));
+    }
+    sandbox.write("secret.cnf", &cnf);
+    sandbox.write(
+        "secret.toml",
+        &format!(
+            "name = \"with credentials\"\n[server]\ndefaults_file = \"secret.cnf\"\n\
+             [server.options]\nwsrep_sst_auth = \"prof:{profile}\"\n"
+        ),
+    )
+}
+
+fn assert_no_option_secret(name: &str, content: &str) {
+    assert!(!content.is_empty(), "{name} is empty");
+    for secret in OPTION_SECRETS {
+        assert!(
+            !content.contains(secret),
+            "{name} contains {secret}:\n{content}"
+        );
+    }
+}
+
+#[test]
+fn option_credentials_are_masked_in_the_dry_run() {
+    let sandbox = Sandbox::new();
+    let profile = profile_with_secrets(&sandbox, true);
+    let output = sandbox.dry_run_against_stock(&profile);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert_no_option_secret("the dry run", &(stdout.clone() + &stderr));
+    assert!(stdout.contains("wsrep_sst_auth=***"), "{stdout}");
+    // A non-secret option around keys stays readable.
+    assert!(stdout.contains("key_buffer_size=8M"), "{stdout}");
+}
+
+#[test]
+fn option_credentials_never_reach_the_plan_the_facts_or_a_report() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let profile = profile_with_secrets(&sandbox, false);
+    let outputs = ["r.json", "r.md", "r.html", "r.csv", "r.xml"].map(|name| sandbox.path(name));
+    let mut args = vec![
+        "--baseline",
+        profile.to_str().unwrap(),
+        "--variant",
+        "profiles/mariadb.toml",
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "1",
+        "--rounds",
+        "2",
+        "--max-tps-loss",
+        "99%",
+    ];
+    args.extend(QUICK);
+    for (flag, path) in ["--json", "--markdown", "--html", "--csv", "--junit"]
+        .iter()
+        .zip(&outputs)
+    {
+        args.extend([*flag, path.to_str().unwrap()]);
+    }
+    let output = sandbox.run(&args);
+    let (stdout, stderr) = text(&output);
+    assert!(
+        matches!(output.status.code(), Some(0 | 3 | 4)),
+        "{stdout}{stderr}"
+    );
+    let mut artefacts = vec![
+        ("stdout".to_string(), stdout),
+        ("stderr".to_string(), stderr),
+    ];
+    for path in &outputs {
+        let content = std::fs::read_to_string(path).unwrap();
+        artefacts.push((path.display().to_string(), content));
+    }
+    let json = outputs[0].to_str().unwrap();
+    for format in ["table", "markdown", "html", "jira", "json"] {
+        let output = sandbox.run(&["report", json, "--format", format]);
+        artefacts.push((format!("report --format {format}"), text(&output).0));
+    }
+    for (name, content) in &artefacts {
+        assert_no_option_secret(name, content);
+    }
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let target = &results["plan"]["sides"][0]["target"];
+    assert_eq!(target["options"]["wsrep_sst_auth"], "***", "{target}");
+}
