@@ -57,6 +57,21 @@ const READ_ONLY_PATHS: &[&str] = &[
     "ft_stopword_file",
 ];
 
+/// Global variables whose value may start with `/` without naming a place: the
+/// the server's base64 id (`/uWyq/XwDX…=`, one start in 64).
+const NOT_PLACES: &[&str] = &["server_uid"];
+
+/// Whether a value of a variable no list knows names a place on this machine: an
+/// absolute path whose top directory exists (a base64 value that happens to begin with
+/// `/` does not).
+fn names_a_place(value: &str) -> bool {
+    let Some(rest) = value.strip_prefix('/') else {
+        return false;
+    };
+    let top = rest.split('/').next().unwrap_or_default();
+    !top.is_empty() && Path::new("/").join(top).exists()
+}
+
 /// Global variables naming where the server writes that hold a name relative to its
 /// data directory when not absolute (those of `write_paths` count too).
 const WRITES: &[&str] = &[
@@ -237,7 +252,10 @@ fn variables(server: &Confined<'_>, admin: &mut mysql::Conn) -> anyhow::Result<V
             || crate::server::write_paths::is_write_path_variable(&name);
         let places: Vec<PathBuf> = if writes {
             written_places(&name, &value, &data)
-        } else if value.starts_with('/') && !READ_ONLY_PATHS.contains(&name.as_str()) {
+        } else if names_a_place(&value)
+            && !READ_ONLY_PATHS.contains(&name.as_str())
+            && !NOT_PLACES.contains(&name.as_str())
+        {
             vec![PathBuf::from(&value)]
         } else {
             Vec::new()
@@ -414,6 +432,14 @@ fn open_files(server: &Confined<'_>) -> anyhow::Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_names_a_place_only_when_its_top_directory_exists() {
+        assert!(names_a_place("/tmp/general.log"));
+        assert!(!names_a_place("/uWyq/XwDX2k0XmSHJoIx2sUgoE="));
+        assert!(!names_a_place("relative/path"));
+        assert!(!names_a_place("/"));
+    }
 
     #[test]
     fn kernel_addresses_read_as_written() {
