@@ -1,7 +1,7 @@
 //! Which global variables a hook's `SET` statement changes, read the way the server
-//! reads it. abtest puts every one of them back after the run (and after Ctrl-C, a
-//! failed round, a `--swap` move), so a variable it misses stays changed on someone's
-//! server. Splitting on `,` and `=` missed `SET GLOBAL a=3, b=77` (the scope carries to
+//! reads it, so that what abtest cannot allow (`SET PERSIST`, a place a managed server
+//! writes) is refused before the run with the hook's line. (Putting the server back does
+//! not depend on this reading: every global is snapshotted and compared.) Splitting on `,` and `=` missed `SET GLOBAL a=3, b=77` (the scope carries to
 //! `b`), comments, tabs and newlines, `:=`, quoted lists with commas and `@@GLOBAL.x`;
 //! this tokenizer knows them all, and says so when it cannot read a statement, so that
 //! the run is refused instead of leaving a variable behind. It reads the code the server

@@ -40,9 +40,12 @@ pub(crate) fn resolve_side(
     })
 }
 
-/// Refuses a hook whose `SET` abtest cannot read, or whose change it could not put
-/// back (`SET PERSIST`): every global a hook sets is restored after the run, so one it
-/// cannot see would stay changed. The error names the file and the hook's line.
+/// Refuses, before anything starts, a hook whose `SET` abtest cannot read, one whose
+/// change it could not put back (`SET PERSIST`, written to mysqld-auto.cnf, outside
+/// what the snapshot of globals restores) and one that moves a place a managed server
+/// writes. What the hooks change at run time is found and put back by comparing each
+/// server with its snapshot; this is the early, line-numbered refusal. The error names
+/// the file and the hook's line.
 fn check_hooks(loaded: &profile::LoadedProfile) -> anyhow::Result<()> {
     let hooks = &loaded.profile.hooks;
     for (point, statements) in [
@@ -60,9 +63,9 @@ fn check_hooks(loaded: &profile::LoadedProfile) -> anyhow::Result<()> {
                         "hooks",
                         point,
                         &format!(
-                            "hook `{}`: {why}; abtest puts back every global variable a hook \
-                             sets and must be able to read each one — write one SET GLOBAL \
-                             statement per entry",
+                            "hook `{}`: {why}; abtest reads each hook's SET before the run to \
+                             refuse what it could not allow (SET PERSIST, a place the server \
+                             writes) — write one SET GLOBAL statement per entry",
                             crate::secret::redact_sql(sql)
                         ),
                     ));
