@@ -75,8 +75,10 @@ pub(crate) fn not_a_regular_file(path: &Path) -> Option<String> {
     })
 }
 
-/// The file a write to `path` replaces: `path` itself, or the regular file a symbolic
-/// link at `path` leads to (so the link stays a link). Anything else there is refused.
+/// The file a write to `path` replaces: `path` itself. A symbolic link there is
+/// replaced by the file, never written through: in a directory others can write, a link
+/// swapped in during a run would otherwise send abtest's next write to any file its
+/// user may write. Anything else but a regular file there is refused.
 pub(crate) fn write_target(path: &Path) -> anyhow::Result<PathBuf> {
     if let Some(what) = not_a_regular_file(path) {
         anyhow::bail!(
@@ -84,6 +86,9 @@ pub(crate) fn write_target(path: &Path) -> anyhow::Result<PathBuf> {
              so it leaves it alone",
             path.display()
         );
+    }
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(path.to_path_buf());
     }
     Ok(path.canonicalize().unwrap_or_else(|_| path.to_path_buf()))
 }
@@ -111,7 +116,11 @@ mod tests {
         assert_eq!(what(Path::new("/dev/null")), "a character device");
         assert_eq!(what(&to_dir), "a symbolic link to a directory");
         assert_eq!(what(&dangling), "a symbolic link to nothing");
-        assert_eq!(write_target(&link).unwrap(), file.canonicalize().unwrap());
+        assert_eq!(
+            write_target(&link).unwrap(),
+            link,
+            "the link, not where it leads"
+        );
         let refused = write_target(Path::new("/dev/null"))
             .unwrap_err()
             .to_string();

@@ -11,7 +11,7 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Write};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// A held claim on an output; dropping it releases the lock and removes the lock file.
@@ -43,12 +43,25 @@ pub(crate) fn lock_path(output: &Path) -> PathBuf {
 pub(crate) fn lock(output: &Path) -> std::io::Result<Result<OutputLock, Option<u32>>> {
     let path = lock_path(output);
     loop {
+        // Never through a link, and never a file with another name too: in a directory
+        // others can write, `NAME.lock` could be a link or a hard link someone planted
+        // to make abtest overwrite a file of its user's.
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
-            .open(&path)?;
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(|e| planted(&path, e))?;
+        let meta = file.metadata()?;
+        if !meta.is_file() || meta.nlink() > 1 {
+            return Err(std::io::Error::other(format!(
+                "{} is not a plain lock file (a link or a special file someone put there); \
+                 remove it, or write the output to a directory only you can write",
+                path.display()
+            )));
+        }
         match file.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => return Ok(Err(holder(&mut file))),
@@ -60,6 +73,19 @@ pub(crate) fn lock(output: &Path) -> std::io::Result<Result<OutputLock, Option<u
         file.set_len(0)?;
         file.write_all(format!("{}\n", std::process::id()).as_bytes())?;
         return Ok(Ok(OutputLock { file, path }));
+    }
+}
+
+/// The error of opening a lock file that is a symbolic link, said plainly.
+fn planted(path: &Path, error: std::io::Error) -> std::io::Error {
+    if error.raw_os_error() == Some(libc::ELOOP) {
+        std::io::Error::other(format!(
+            "{} is a symbolic link; abtest never follows one to write its lock. Remove it, \
+             or write the output to a directory only you can write",
+            path.display()
+        ))
+    } else {
+        error
     }
 }
 
@@ -96,5 +122,21 @@ mod tests {
         assert!(!dir.path().join("results.json.lock").exists());
         let again = lock(&output).unwrap();
         assert!(again.is_ok(), "free again once released");
+    }
+
+    #[test]
+    fn a_planted_link_or_hard_link_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let output = dir.path().join("out.md");
+        std::os::unix::fs::symlink(&victim, dir.path().join("out.md.lock")).unwrap();
+        let refused = lock(&output).unwrap_err().to_string();
+        assert!(refused.contains("is a symbolic link"), "{refused}");
+        std::fs::remove_file(dir.path().join("out.md.lock")).unwrap();
+        std::fs::hard_link(&victim, dir.path().join("out.md.lock")).unwrap();
+        let refused = lock(&output).unwrap_err().to_string();
+        assert!(refused.contains("not a plain lock file"), "{refused}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     }
 }

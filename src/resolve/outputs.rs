@@ -236,6 +236,18 @@ pub(crate) fn claim(
                 output.path.display()
             )));
         }
+        if let Some(other) = outputs
+            .iter()
+            .find(|o| same_file(&crate::paths::lock_path(o.path), output.path))
+        {
+            return Err(UsageError::err(format!(
+                "{label} {} is the lock file abtest keeps beside {} {} while it writes it, \
+                 and removes at the end; give the output another name",
+                output.path.display(),
+                other.flag,
+                other.path.display()
+            )));
+        }
         let inputs = inputs.iter().filter(|_| !is_resumed(output, existing));
         if let Some(input) = inputs
             .clone()
@@ -402,6 +414,16 @@ mod tests {
         let both = [json(&same), Output::report("--csv", Some(&csv)).unwrap()];
         let why = refused(&both, &inputs, REFUSE);
         assert!(why.contains("--json and --csv both name"), "{why}");
+        let lock = dir.path().join("out.lock");
+        let beside = [
+            json(&same),
+            Output::report("--markdown", Some(&lock)).unwrap(),
+        ];
+        let why = refused(&beside, &inputs, REFUSE);
+        assert!(
+            why.contains("is the lock file abtest keeps beside --json"),
+            "{why}"
+        );
         assert!(claim(&[json(&dir.path().join("r.json"))], &inputs, REFUSE).is_ok());
     }
 

@@ -10,8 +10,9 @@ use anyhow::Context;
 use super::{ResultsFile, checks, schema};
 
 /// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
-/// On failure the previous file is left intact. A symbolic link is written through (the
-/// file it leads to is replaced); a path holding anything but a regular file is refused,
+/// On failure the previous file is left intact. A symbolic link is replaced, never
+/// written through (one swapped in during a run must not redirect the write); a path
+/// holding anything but a regular file is refused,
 /// since the rename would put a regular file in place of the device, pipe or socket.
 pub(crate) fn write_atomic(path: &Path, contents: &[u8]) -> anyhow::Result<()> {
     let target = crate::paths::write_target(path)?;
@@ -80,6 +81,26 @@ pub(crate) fn load(path: &Path) -> anyhow::Result<ResultsFile> {
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+
+    /// A link swapped in for an output during a run (in a directory others can write)
+    /// is replaced by the file; the file it led to is never written.
+    #[test]
+    fn a_write_replaces_a_link_and_never_follows_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let output = dir.path().join("out.csv");
+        std::os::unix::fs::symlink(&victim, &output).unwrap();
+        super::write_atomic(&output, b"round,tps\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(
+            !std::fs::symlink_metadata(&output)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&output).unwrap(), "round,tps\n");
+    }
 
     /// The results files kept in the repository, as runs and merges wrote them.
     fn kept_results() -> Vec<std::path::PathBuf> {
