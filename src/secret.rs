@@ -5,7 +5,9 @@ use std::fmt;
 
 mod options;
 
-pub(crate) use options::{masked_options, serialize_masked_options, shown_arg, shown_option};
+pub(crate) use options::{
+    MASK, is_secret_option, masked_options, serialize_masked_options, shown_arg, shown_option,
+};
 
 /// A secret string, redacted everywhere except where [`Secret::expose`] is called.
 #[derive(Clone, PartialEq, Eq)]

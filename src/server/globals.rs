@@ -106,7 +106,8 @@ impl GlobalSnapshot {
             let name = name.to_ascii_lowercase();
             let value = match text(value) {
                 Some(v) if v.is_empty() && is_null(conn, &name) => None,
-                other => other,
+                Some(v) => Some(saved_value(&name, v)),
+                None => None,
             };
             variables.insert(name, value);
         }
@@ -129,6 +130,26 @@ impl GlobalSnapshot {
             plugins,
         })
     }
+}
+
+/// A variable's value as the snapshot keeps it. A credential never reaches the results
+/// file: it is masked and, like the server's own mask, neither compared nor put back. A
+/// switch or a number under such a name (`disconnect_on_expired_password = OFF`) is no
+/// secret and is kept.
+fn saved_value(name: &str, value: String) -> String {
+    if crate::secret::is_secret_option(name) && !is_switch_or_number(&value) {
+        crate::secret::MASK.to_string()
+    } else {
+        value
+    }
+}
+
+/// Whether a value is a switch or a number, which no credential is.
+fn is_switch_or_number(value: &str) -> bool {
+    value.is_empty()
+        || ["ON", "OFF", "YES", "NO", "TRUE", "FALSE"]
+            .contains(&value.to_ascii_uppercase().as_str())
+        || value.parse::<f64>().is_ok()
 }
 
 /// A column as text; NULL as `None`. Never fails, whatever the server sends.
@@ -161,6 +182,19 @@ pub(crate) fn is_plain_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_credential_is_masked_in_the_snapshot_and_a_switch_under_such_a_name_is_kept() {
+        assert_eq!(
+            saved_value("hashicorp_key_management_token", "s.abc".into()),
+            crate::secret::MASK
+        );
+        assert_eq!(
+            saved_value("disconnect_on_expired_password", "OFF".into()),
+            "OFF"
+        );
+        assert_eq!(saved_value("max_connections", "151".into()), "151");
+    }
 
     #[test]
     fn names_are_checked_before_they_reach_a_statement() {

@@ -251,7 +251,9 @@ fn is_library(library: &str) -> bool {
 /// plugin comes or goes is the plugin's: it follows the plugin step.
 fn variable_steps(before: &GlobalSnapshot, now: &GlobalSnapshot, plugins_move: bool) -> Vec<Step> {
     let compared = |name: &str, value: &Option<String>| {
-        !moves_by_itself(name) && value.as_deref() != Some(MASKED)
+        !moves_by_itself(name)
+            && value.as_deref() != Some(MASKED)
+            && value.as_deref() != Some(crate::secret::MASK)
     };
     let mut steps = Vec::new();
     for (name, was) in &before.variables {
