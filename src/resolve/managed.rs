@@ -90,6 +90,8 @@ const RESERVED_SERVER_OPTIONS: &[&str] = &[
     "ssl_key",
     "grant_tables",
     "secure_file_priv",
+    "symbolic_links",
+    "event_scheduler",
 ];
 
 /// The reserved option a profile's option name would reach: the same name in any
@@ -395,6 +397,9 @@ mod tests {
             "loose_user",
             "datad",
             "ssl_ke",
+            "event_scheduler",
+            "loose-event-scheduler",
+            "symbolic_links",
         ] {
             assert!(reserved_option(name).is_some(), "{name}");
         }

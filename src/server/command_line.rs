@@ -108,6 +108,9 @@ pub(crate) fn server_args(layout: &Layout<'_>, launch: &ServerLaunch<'_>) -> Vec
         format!("--secure-file-priv={}", files_dir(dir).display()),
         "--skip-skip-grant-tables".into(),
         "--skip-symbolic-links".into(),
+        // Disabled at start, the scheduler cannot be turned on by a hook: an event
+        // would act between the confinement checks, which only see what is there.
+        "--event-scheduler=DISABLED".into(),
     ]);
     args
 }
