@@ -127,6 +127,14 @@ fn run_with_results(
     *started = true;
     let snapshots = super::swap::snapshots(plan, &targets, results)?;
     save(plan, results)?;
+    if let Some(file) = plan
+        .outputs
+        .json
+        .as_deref()
+        .filter(|_| snapshots.iter().any(Option::is_some))
+    {
+        interrupt::restore_from(file);
+    }
     let swap = Swap::new(&snapshots);
     let rounds = prepare_and_run(plan, &mut targets, results, &swap);
     warn_if_data_changed(plan, results);
@@ -163,15 +171,23 @@ fn check_same_servers(targets: &[Target; 2], results: &ResultsFile) -> anyhow::R
         else {
             continue;
         };
-        let changes = facts::differences(before, &now);
+        // Variables that move by themselves, or that the restore leaves alone for that
+        // reason (`innodb_monitor_enable`), are no change of configuration.
+        let changes: Vec<_> = facts::differences(before, &now)
+            .into_iter()
+            .filter(|d| !crate::server::globals::moves_by_itself(&d.name))
+            .collect();
         if before.version != now.version || !changes.is_empty() {
             let names: Vec<&str> = changes.iter().map(|d| d.name.as_str()).take(8).collect();
             return Err(crate::exit::UsageError::err(format!(
-                "--resume: the {} server changed since the run started (version {} -> {}; variables: {}); \
+                "--resume: the {} server changed since the run started ({}; variables: {}); \
                  rounds against a different server cannot be compared. Start a new run instead",
                 target.side,
-                before.version,
-                now.version,
+                if before.version == now.version {
+                    format!("version {} unchanged", now.version)
+                } else {
+                    format!("version {} -> {}", before.version, now.version)
+                },
                 if names.is_empty() {
                     "none".to_string()
                 } else {

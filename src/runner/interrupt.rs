@@ -27,6 +27,15 @@ const ENDING: [i32; 12] = [
 /// count: the next Ctrl-C is then still the patient first one).
 static SIGNALLED: AtomicBool = AtomicBool::new(false);
 
+/// The results file holding the external servers' snapshot, once saved: a second
+/// signal skips the restore, and then says how to do it.
+static RESTORE_FROM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Records the results file `abtest restore` would read after an exit at once.
+pub(crate) fn restore_from(file: &std::path::Path) {
+    let _ = RESTORE_FROM.set(file.display().to_string());
+}
+
 /// Installs the handlers; safe to call more than once (later calls do nothing).
 pub(crate) fn install() {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
@@ -59,6 +68,11 @@ fn received(signal: i32) {
             "abtest: second interrupt ({name}), stopping servers and exiting now"
         ));
         sandbox::kill_all_now();
+        if let Some(file) = RESTORE_FROM.get() {
+            terminal::line(format_args!(
+                "abtest: the external server(s) were not put back: run `abtest restore {file}`"
+            ));
+        }
         std::process::exit(exit::INTERRUPTED);
     }
     terminal::line(format_args!(
