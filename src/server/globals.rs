@@ -6,7 +6,7 @@
 //! saves it in the results file (where `abtest restore` finds it after a `kill -9`), and
 //! later compares and puts back every difference ([`super::restore`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use mysql::Value;
 use mysql::prelude::Queryable;
@@ -22,6 +22,12 @@ pub(crate) struct GlobalSnapshot {
     pub(crate) variables: BTreeMap<String, Option<String>>,
     /// Every installed plugin (`information_schema.PLUGINS`), by name.
     pub(crate) plugins: BTreeMap<String, Plugin>,
+    /// Events and triggers (`EVENT db.name`, `TRIGGER db.name`): what acts on its own
+    /// after the run — an event a hook schedules sets a global after the restore, a
+    /// trigger fires on the applications' writes. One the hooks leave behind is named,
+    /// not dropped: another client of the server may have made it meanwhile.
+    #[serde(default)]
+    pub(crate) acting_objects: BTreeSet<String>,
 }
 
 /// One installed plugin.
@@ -124,10 +130,26 @@ impl GlobalSnapshot {
                 Some((text(name)?, plugin))
             })
             .collect();
+        let mut acting_objects: BTreeSet<String> = conn
+            .query::<String, _>(
+                "SELECT CONCAT('TRIGGER ', TRIGGER_SCHEMA, '.', TRIGGER_NAME) \
+                 FROM information_schema.TRIGGERS",
+            )?
+            .into_iter()
+            .collect();
+        // A server started with the event scheduler DISABLED refuses to list events
+        // (1577); none can run there, so there is nothing to see.
+        acting_objects.extend(
+            conn.query::<String, _>(
+                "SELECT CONCAT('EVENT ', EVENT_SCHEMA, '.', EVENT_NAME) FROM information_schema.EVENTS",
+            )
+            .unwrap_or_default(),
+        );
         Ok(GlobalSnapshot {
             taken_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             variables,
             plugins,
+            acting_objects,
         })
     }
 }

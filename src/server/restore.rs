@@ -352,7 +352,31 @@ pub(crate) fn restore(
         .iter()
         .map(|s| s.left(errors.get(&s.key())))
         .collect();
+    outcome.left.extend(left_acting(before, &now));
     Ok(outcome)
+}
+
+/// Events and triggers made since the snapshot, with the statement that drops each:
+/// they would act after the run (an event setting a global after the restore), so the
+/// server is not as it was; abtest does not drop them itself, since on a shared server
+/// another client may have made one meanwhile.
+fn left_acting(before: &GlobalSnapshot, now: &GlobalSnapshot) -> Vec<String> {
+    now.acting_objects
+        .difference(&before.acting_objects)
+        .map(|object| {
+            let (kind, name) = object.split_once(' ').unwrap_or(("OBJECT", object));
+            let quoted: Vec<String> = name
+                .splitn(2, '.')
+                .map(|part| format!("`{}`", part.replace('`', "``")))
+                .collect();
+            format!(
+                "{} {name} was made after the snapshot (by a hook, or another client) and would \
+                 act after the run; drop it if it is not wanted: DROP {kind} {};",
+                kind.to_ascii_lowercase(),
+                quoted.join(".")
+            )
+        })
+        .collect()
 }
 
 /// Runs one step. A value is sent as a parameter, typed as a number when it reads as one
@@ -406,7 +430,29 @@ mod tests {
                     (n.to_string(), plugin)
                 })
                 .collect(),
+            acting_objects: Default::default(),
         }
+    }
+
+    #[test]
+    fn an_event_or_trigger_made_since_the_snapshot_is_named_with_its_drop() {
+        let before = snapshot(&[], &[]);
+        let mut now = snapshot(&[], &[]);
+        now.acting_objects.insert("EVENT sbtest.ev1".into());
+        now.acting_objects.insert("TRIGGER sbtest.t`x".into());
+        let left = left_acting(&before, &now);
+        assert_eq!(left.len(), 2);
+        assert!(
+            left[0].contains("DROP EVENT `sbtest`.`ev1`;"),
+            "{}",
+            left[0]
+        );
+        assert!(
+            left[1].contains("DROP TRIGGER `sbtest`.`t``x`;"),
+            "{}",
+            left[1]
+        );
+        assert!(left_acting(&now, &now).is_empty());
     }
 
     fn sql(steps: &[Step]) -> Vec<String> {

@@ -615,3 +615,50 @@ fn restore_refuses_another_server_and_names_what_it_cannot_put_back() {
         "{stderr}"
     );
 }
+
+/// A trigger a hook leaves behind would fire on the applications' writes after the run
+/// (an event, on a server whose scheduler runs, would set a global after the restore):
+/// it is named with the statement that drops it, and the run says the server was left
+/// changed.
+#[test]
+fn a_trigger_a_hook_leaves_behind_is_named_and_fails_the_run() {
+    let _lock = server_lock();
+    let server = start_server(&BTreeMap::new(), 8);
+    prepare_server(&server);
+    let sandbox = Sandbox::new();
+    let profile = sandbox.write(
+        "triggered.toml",
+        &format!(
+            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n\
+             [hooks]\nsetup = [\"CREATE TABLE IF NOT EXISTS hooks.orders (id INT)\", \
+             \"CREATE TRIGGER IF NOT EXISTS hooks.later BEFORE INSERT ON hooks.orders FOR EACH ROW \
+             SET NEW.id = NEW.id + 1\"]\n",
+            server.socket().display()
+        ),
+    );
+    let profile = profile.to_str().unwrap();
+    let json = sandbox.path("run.json");
+    let output = sandbox.run(
+        &[
+            &["--baseline", profile, "--variant", profile],
+            SHORT_RUN,
+            &["--json", json.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    let (_, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(6), "{stderr}");
+    assert!(
+        stderr.contains("trigger hooks.later was made after the snapshot")
+            && stderr.contains("DROP TRIGGER `hooks`.`later`;"),
+        "{stderr}"
+    );
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    crate::support::assert_valid_results(&results);
+    let left = format!(
+        "{}{}",
+        results["sides"]["baseline"]["not_restored"], results["sides"]["variant"]["not_restored"]
+    );
+    assert!(left.contains("DROP TRIGGER"), "{left}");
+}
