@@ -41,6 +41,18 @@ pub(crate) fn is_secret_option(name: &str) -> bool {
         || last.ends_with("key")
         || last.ends_with("keys")
         || last == "pw"
+        || abbreviates_a_secret_word(last)
+}
+
+/// Whether `last` is an abbreviation of a credential's last word: mariadbd takes any
+/// unambiguous prefix of an option's name (`wsrep_sst_au`, `..._filek`), and such a
+/// spelling holds the same secret. Masking an unrelated short word is harmless.
+fn abbreviates_a_secret_word(last: &str) -> bool {
+    last.len() >= 2
+        && CREDENTIAL_PARTS
+            .iter()
+            .chain(&["key", "keys", "filekey"])
+            .any(|word| word.starts_with(last))
 }
 
 /// The value of option `name` as it may be shown or saved.
@@ -97,6 +109,10 @@ mod tests {
             "ssl_passphrase",
             "rpl_password",
             "Master_Passwd",
+            "loose_wsrep_sst_au",
+            "wsrep_sst_aut",
+            "loose_hashicorp_key_management_toke",
+            "loose_file_key_management_filek",
         ] {
             assert!(is_secret_option(name), "{name}");
         }
