@@ -22,9 +22,10 @@ pub(crate) struct GlobalSnapshot {
     pub(crate) variables: BTreeMap<String, Option<String>>,
     /// Every installed plugin (`information_schema.PLUGINS`), by name.
     pub(crate) plugins: BTreeMap<String, Plugin>,
-    /// Events and triggers (`EVENT db.name`, `TRIGGER db.name`): what acts on its own
-    /// after the run — an event a hook schedules sets a global after the restore, a
-    /// trigger fires on the applications' writes. One the hooks leave behind is named,
+    /// Events, triggers and accounts (`EVENT db.name`, `TRIGGER db.name`,
+    /// `USER 'u'@'h'`): what acts after the run — an event a hook schedules sets a
+    /// global after the restore, a trigger fires on the applications' writes, an
+    /// account lets someone in. One the hooks leave behind is named,
     /// not dropped: another client of the server may have made it meanwhile.
     #[serde(default)]
     pub(crate) acting_objects: BTreeSet<String>,
@@ -137,6 +138,14 @@ impl GlobalSnapshot {
             )?
             .into_iter()
             .collect();
+        // Accounts let someone in after the run: one a hook made is named too. A user
+        // who may not read the grant tables sees none, as before.
+        acting_objects.extend(
+            conn.query::<String, _>(
+                "SELECT CONCAT('USER ', QUOTE(User), '@', QUOTE(Host)) FROM mysql.user",
+            )
+            .unwrap_or_default(),
+        );
         // A server started with the event scheduler DISABLED refuses to list events
         // (1577); none can run there, so there is nothing to see.
         acting_objects.extend(

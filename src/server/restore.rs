@@ -365,15 +365,20 @@ fn left_acting(before: &GlobalSnapshot, now: &GlobalSnapshot) -> Vec<String> {
         .difference(&before.acting_objects)
         .map(|object| {
             let (kind, name) = object.split_once(' ').unwrap_or(("OBJECT", object));
-            let quoted: Vec<String> = name
-                .splitn(2, '.')
-                .map(|part| format!("`{}`", part.replace('`', "``")))
-                .collect();
+            // An account is saved quoted already ('u'@'h'); a schema object is `db.name`.
+            let target = if kind == "USER" {
+                name.to_string()
+            } else {
+                let quoted: Vec<String> = name
+                    .splitn(2, '.')
+                    .map(|part| format!("`{}`", part.replace('`', "``")))
+                    .collect();
+                quoted.join(".")
+            };
             format!(
                 "{} {name} was made after the snapshot (by a hook, or another client) and would \
-                 act after the run; drop it if it is not wanted: DROP {kind} {};",
+                 act after the run; drop it if it is not wanted: DROP {kind} {target};",
                 kind.to_ascii_lowercase(),
-                quoted.join(".")
             )
         })
         .collect()
@@ -440,8 +445,10 @@ mod tests {
         let mut now = snapshot(&[], &[]);
         now.acting_objects.insert("EVENT sbtest.ev1".into());
         now.acting_objects.insert("TRIGGER sbtest.t`x".into());
+        now.acting_objects.insert("USER 'evil'@'%'".into());
         let left = left_acting(&before, &now);
-        assert_eq!(left.len(), 2);
+        assert_eq!(left.len(), 3);
+        assert!(left[2].contains("DROP USER 'evil'@'%';"), "{}", left[2]);
         assert!(
             left[0].contains("DROP EVENT `sbtest`.`ev1`;"),
             "{}",
