@@ -590,8 +590,13 @@ fn a_cpu_placement_that_cannot_be_applied_is_refused() {
     let cases = [
         (
             "profiles/mariadb.toml",
+            "client=1000",
+            "CPU 1000 is not available",
+        ),
+        (
+            "profiles/mariadb.toml",
             "client=4095",
-            "CPU 4095 is not available",
+            "CPU 4095 is beyond what a Linux CPU mask holds (0 to 1023)",
         ),
         (
             "profiles/mariadb.toml",

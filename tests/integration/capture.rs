@@ -41,9 +41,13 @@ fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
     // Three tables, each statement group on one drawn at random, as sysbench does.
     let tables = ["--tables=3"];
     bench.sysbench("oltp_read_write", "prepare", &tables);
-    let log = bench.sandbox.path("slow.log");
+    // A directory the server may write, whichever OS user it runs as.
+    let logs = bench.sandbox.path("logs");
+    std::fs::create_dir(&logs).unwrap();
+    std::fs::set_permissions(&logs, std::os::unix::fs::PermissionsExt::from_mode(0o1777)).unwrap();
+    let log = logs.join("slow.log");
     let mut admin = bench.server.admin().unwrap();
-    let general = bench.sandbox.path("general.log");
+    let general = logs.join("general.log");
     admin
         .query_drop(format!(
             "SET GLOBAL slow_query_log_file = '{}', long_query_time = 0, slow_query_log = 1, \
@@ -87,7 +91,7 @@ fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
     assert!((2..=5).contains(&sessions), "{file}");
 
     let json = bench.sandbox.path("replay.json");
-    let replay_log = bench.sandbox.path("replay-slow.log");
+    let replay_log = logs.join("replay-slow.log");
     admin
         .query_drop(format!(
             "SET GLOBAL slow_query_log_file = '{}', long_query_time = 0, slow_query_log = 1",

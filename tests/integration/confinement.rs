@@ -136,7 +136,12 @@ fn a_general_log_an_executable_comment_sends_outside_stops_the_run_naming_the_fi
         &sandbox,
         "setup",
         &[
-            &format!("/*! SET GLOBAL general_log_file='{}' */", outside.display()),
+            // Behind EXECUTE IMMEDIATE, which no reading of the hook before the run sees
+            // through: only the check of what the server has can find it.
+            &format!(
+                "/*! EXECUTE IMMEDIATE CONCAT('SET GLOBAL general_log_file = ', QUOTE('{}')) */",
+                outside.display()
+            ),
             "SET GLOBAL general_log = 1",
         ],
         "",
