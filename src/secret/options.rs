@@ -48,11 +48,14 @@ pub(crate) fn is_secret_option(name: &str) -> bool {
 /// unambiguous prefix of an option's name (`wsrep_sst_au`, `..._filek`), and such a
 /// spelling holds the same secret. Masking an unrelated short word is harmless.
 fn abbreviates_a_secret_word(last: &str) -> bool {
-    last.len() >= 2
+    // `file` abbreviates `filekey` but is a whole word of its own (`general_log_file`,
+    // `defaults_file`): only a prefix past it reads as the key.
+    (last.len() >= 2
         && CREDENTIAL_PARTS
             .iter()
-            .chain(&["key", "keys", "filekey"])
-            .any(|word| word.starts_with(last))
+            .chain(&["key", "keys"])
+            .any(|word| word.starts_with(last)))
+        || (last.len() > "file".len() && "filekey".starts_with(last))
 }
 
 /// The value of option `name` as it may be shown or saved.
@@ -126,6 +129,9 @@ mod tests {
             "innodb_default_encryption_key_id",
             "innodb_encryption_rotate_key_age",
             "file_key_management_filename",
+            "general_log_file",
+            "defaults_file",
+            "defaults-file",
             "file_key_management_encryption_algorithm",
             "strict_password_validation",
             "password_reuse_check_interval",
