@@ -107,12 +107,20 @@ impl GlobalSnapshot {
     /// (`SHOW GLOBAL VARIABLES` shows both as empty) by asking for each empty one.
     pub(crate) fn read(conn: &mut mysql::Conn) -> Result<GlobalSnapshot, mysql::Error> {
         let rows: Vec<(Value, Value)> = conn.query("SHOW GLOBAL VARIABLES")?;
+        let rows: Vec<(String, Option<String>)> = rows
+            .into_iter()
+            .filter_map(|(name, value)| Some((text(name)?.to_ascii_lowercase(), text(value))))
+            .collect();
+        let empty: Vec<&str> = rows
+            .iter()
+            .filter(|(_, value)| value.as_deref() == Some(""))
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let nulls = null_ones(conn, &empty);
         let mut variables = BTreeMap::new();
         for (name, value) in rows {
-            let Some(name) = text(name) else { continue };
-            let name = name.to_ascii_lowercase();
-            let value = match text(value) {
-                Some(v) if v.is_empty() && is_null(conn, &name) => None,
+            let value = match value {
+                Some(v) if v.is_empty() && nulls.contains(&name) => None,
                 Some(v) => Some(saved_value(&name, v)),
                 None => None,
             };
@@ -189,6 +197,35 @@ fn text(value: Value) -> Option<String> {
         Value::NULL => None,
         Value::Bytes(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+    }
+}
+
+/// Which of the globals `names` (all shown empty) are NULL, asked in one statement so
+/// that a snapshot adds one SELECT to the server's counters, not one per variable; one
+/// by one when the server refuses the whole list.
+fn null_ones(conn: &mut mysql::Conn, names: &[&str]) -> BTreeSet<String> {
+    let names: Vec<&str> = names.iter().copied().filter(|n| is_plain_name(n)).collect();
+    if names.is_empty() {
+        return BTreeSet::new();
+    }
+    let columns: Vec<String> = names
+        .iter()
+        .map(|n| format!("@@GLOBAL.{n} IS NULL"))
+        .collect();
+    let row: Result<Option<mysql::Row>, _> =
+        conn.query_first(format!("SELECT {}", columns.join(", ")));
+    match row {
+        Ok(Some(row)) => names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| row.get::<Option<i64>, _>(*i).flatten() == Some(1))
+            .map(|(_, n)| n.to_string())
+            .collect(),
+        _ => names
+            .iter()
+            .filter(|n| is_null(conn, n))
+            .map(|n| n.to_string())
+            .collect(),
     }
 }
 
