@@ -217,6 +217,11 @@ impl Backend for Servers<'_> {
         };
         let target = &self.targets[self.server_of(side)];
         hooks::run(&target.admin, side, point.as_str(), statements)?;
+        // Between rounds only hooks can have changed the server: with none, nothing is
+        // read (a few logins and a /proc scan a round); the end of the run checks anyway.
+        if statements.is_empty() && point != HookPoint::Setup {
+            return Ok(());
+        }
         target.check_confined(&format!("the {side} {} hooks", point.as_str()))
     }
 
