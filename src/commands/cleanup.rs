@@ -57,7 +57,7 @@ pub(crate) fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
 fn drop_statement(tables: &[String]) -> String {
     let quoted: Vec<String> = tables
         .iter()
-        .map(|t| format!("`{}`", t.replace('`', "``")))
+        .map(|t| crate::db::quoted_identifier(t))
         .collect();
     format!("DROP TABLE {};", quoted.join(", "))
 }

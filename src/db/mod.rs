@@ -201,6 +201,17 @@ fn server_lacks_tls(error: &mysql::Error) -> bool {
     )
 }
 
+/// Whether `name` can be written into a statement as it is (letters, digits, `_`): a
+/// variable, plugin or option name from a profile or a results file is checked first.
+pub(crate) fn is_plain_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// `name` as a back-quoted identifier, any back quote in it doubled.
+pub(crate) fn quoted_identifier(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
 /// The MySQL error code of a client error, or a client-side code for transport failures
 /// (2013 for a lost connection, 2003 for a refused one), as the C client reports them.
 pub(crate) fn error_code(error: &mysql::Error) -> u16 {

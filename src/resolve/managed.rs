@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::side::{is_identifier, relative_to_profile};
+use super::side::relative_to_profile;
 use crate::plan::TargetSpec;
 use crate::profile::{self, LoadedProfile};
 use crate::server::defaults_file::{DefaultsFile, FileOption, Treatment};
@@ -174,7 +174,7 @@ fn resolve_server_options(
                 ),
             ));
         }
-        if !is_identifier(&normalized) {
+        if !crate::db::is_plain_name(&normalized) {
             return Err(loaded.error_at_key(
                 "server.options",
                 key,

@@ -376,7 +376,7 @@ fn resolve_client(loaded: &LoadedProfile) -> anyhow::Result<ClientSpec> {
     };
     let mut session = BTreeMap::new();
     for (key, value) in &loaded.profile.session {
-        if !is_identifier(key) {
+        if !crate::db::is_plain_name(key) {
             return Err(loaded.error_at_key(
                 "session",
                 key,
@@ -410,10 +410,6 @@ fn sql_literal(value: &toml::Value) -> Option<String> {
         toml::Value::Boolean(b) => Some(if *b { "ON".into() } else { "OFF".into() }),
         _ => None,
     }
-}
-
-pub(super) fn is_identifier(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 pub(super) fn relative_to_profile(profile: &Path, path: &Path) -> PathBuf {

@@ -12,6 +12,8 @@ use mysql::Value;
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
+use crate::db::is_plain_name;
+
 /// Every global variable and plugin of one server at one moment.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct GlobalSnapshot {
@@ -239,12 +241,6 @@ fn is_null(conn: &mut mysql::Conn, name: &str) -> bool {
         conn.query_first::<Value, _>(format!("SELECT @@GLOBAL.{name}")),
         Ok(Some(Value::NULL))
     )
-}
-
-/// Whether `name` is a variable or plugin name that can be written into a statement as
-/// it is (letters, digits, `_`): a name from a results file is checked before use.
-pub(crate) fn is_plain_name(name: &str) -> bool {
-    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 use mysql::Value;
 use mysql::prelude::Queryable;
 
-use super::globals::{GlobalSnapshot, MASKED, is_plain_name, moves_by_itself};
+use super::globals::{GlobalSnapshot, MASKED, moves_by_itself};
 use crate::db::ConnectSpec;
+use crate::db::{is_plain_name, quoted_identifier};
 
 /// The server's error for a read-only variable.
 const READ_ONLY: u16 = 1238;
@@ -360,7 +361,7 @@ pub(crate) fn restore(
 /// they would act after the run (an event setting a global after the restore), so the
 /// server is not as it was; abtest does not drop them itself, since on a shared server
 /// another client may have made one meanwhile.
-fn left_acting(before: &GlobalSnapshot, now: &GlobalSnapshot) -> Vec<String> {
+pub(crate) fn left_acting(before: &GlobalSnapshot, now: &GlobalSnapshot) -> Vec<String> {
     now.acting_objects
         .difference(&before.acting_objects)
         .map(|object| {
@@ -369,10 +370,7 @@ fn left_acting(before: &GlobalSnapshot, now: &GlobalSnapshot) -> Vec<String> {
             let target = if kind == "USER" {
                 name.to_string()
             } else {
-                let quoted: Vec<String> = name
-                    .splitn(2, '.')
-                    .map(|part| format!("`{}`", part.replace('`', "``")))
-                    .collect();
+                let quoted: Vec<String> = name.splitn(2, '.').map(quoted_identifier).collect();
                 quoted.join(".")
             };
             format!(

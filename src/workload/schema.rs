@@ -108,7 +108,10 @@ pub(crate) fn cleanup(conn: &mut mysql::Conn, named: &[String]) -> anyhow::Resul
     let mut done = Cleanup::default();
     for (name, comment) in tables {
         if comment == OWNER_MARK {
-            conn.query_drop(format!("DROP TABLE `{}`", name.replace('`', "``")))?;
+            conn.query_drop(format!(
+                "DROP TABLE {}",
+                crate::db::quoted_identifier(&name)
+            ))?;
             done.dropped.push(name);
         } else {
             if named.iter().any(|n| n.eq_ignore_ascii_case(&name)) {
