@@ -331,7 +331,7 @@ fn prepare_and_run(
     } else {
         segments::wait_for_data(plan, targets)?;
     }
-    let stop = interrupt::flag();
+    let stop = crate::stop::flag();
     let mut servers = Servers::new(plan, targets, swap, stop);
     for side in Side::BOTH.into_iter().filter(|_| leads) {
         servers.hooks(side, HookPoint::Setup)?;

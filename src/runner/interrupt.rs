@@ -99,13 +99,3 @@ fn signal_name(signal: i32) -> &'static str {
         _ => "a signal",
     }
 }
-
-/// The flag workers and the coordinator watch.
-pub(crate) fn flag() -> &'static AtomicBool {
-    stop::flag()
-}
-
-/// Whether a stop was requested.
-pub(crate) fn requested() -> bool {
-    stop::requested()
-}

@@ -82,7 +82,7 @@ pub(crate) fn wait_for_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Resul
         let Some(missing) = missing else {
             return Ok(());
         };
-        if SystemTime::now() >= due || super::interrupt::requested() {
+        if SystemTime::now() >= due || crate::stop::requested() {
             return Err(UsageError::err(format!(
                 "segment {}/{}: the data was not ready when the first round was due ({missing}); \
                  segment 1 prepares it. Start segment 1 earlier, or every segment with a later --start-at",

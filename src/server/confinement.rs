@@ -57,7 +57,7 @@ const READ_ONLY_PATHS: &[&str] = &[
     "ft_stopword_file",
 ];
 
-/// Global variables whose value may start with `/` without naming a place: the
+/// Global variables whose value may start with `/` without naming a place:
 /// the server's base64 id (`/uWyq/XwDX…=`, one start in 64).
 const NOT_PLACES: &[&str] = &["server_uid"];
 
