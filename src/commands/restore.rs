@@ -54,7 +54,9 @@ pub(crate) fn execute(args: &RestoreArgs) -> anyhow::Result<i32> {
             .with_context(|| format!("{side}: reading the global variables of {server}"))?;
         check_same_server(side_plan, &server, snapshot, &now)?;
         let steps = restore::steps(snapshot, &now);
-        if steps.is_empty() {
+        // Events, triggers and accounts made since are named, never dropped.
+        let acting = restore::left_acting(snapshot, &now);
+        if steps.is_empty() && acting.is_empty() {
             line(&format!(
                 "{side}: {server} is as it was before the hooks (snapshot of {})",
                 snapshot.taken_at
@@ -69,6 +71,9 @@ pub(crate) fn execute(args: &RestoreArgs) -> anyhow::Result<i32> {
             show(step);
         }
         if args.dry_run {
+            for what in &acting {
+                line(&format!("  -- not put back: {what}"));
+            }
             continue;
         }
         let outcome = restore::restore(&mut conn, snapshot)

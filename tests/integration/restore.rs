@@ -661,4 +661,24 @@ fn a_trigger_a_hook_leaves_behind_is_named_and_fails_the_run() {
         results["sides"]["baseline"]["not_restored"], results["sides"]["variant"]["not_restored"]
     );
     assert!(left.contains("DROP TRIGGER"), "{left}");
+    // `abtest restore` names it too, in a dry run and for real, and never drops it.
+    let json = json.to_str().unwrap();
+    let dry = sandbox.run(&["restore", json, "--dry-run"]);
+    let (stdout, stderr) = text(&dry);
+    assert_eq!(dry.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("not put back: trigger hooks.later was made after the snapshot"),
+        "{stdout}"
+    );
+    let real = sandbox.run(&["restore", json]);
+    let (stdout, stderr) = text(&real);
+    assert_eq!(real.status.code(), Some(6), "{stdout}{stderr}");
+    assert!(stdout.contains("DROP TRIGGER `hooks`.`later`;"), "{stdout}");
+    let mut admin = server.admin().unwrap();
+    let kept: Option<String> = admin
+        .query_first(
+            "SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_NAME = 'later'",
+        )
+        .unwrap();
+    assert_eq!(kept.as_deref(), Some("later"), "named, never dropped");
 }
