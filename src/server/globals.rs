@@ -220,7 +220,7 @@ fn null_ones(conn: &mut mysql::Conn, names: &[&str]) -> BTreeSet<String> {
         Ok(Some(row)) => names
             .iter()
             .enumerate()
-            .filter(|(i, _)| row.get::<Option<i64>, _>(*i).flatten() == Some(1))
+            .filter(|(i, _)| row.get_opt::<i64, _>(*i).and_then(Result::ok) == Some(1))
             .map(|(_, n)| n.to_string())
             .collect(),
         _ => names
