@@ -59,8 +59,10 @@ fn abbreviates_a_secret_word(last: &str) -> bool {
 }
 
 /// The value of option `name` as it may be shown or saved.
+/// An empty value is no secret and stays empty, so that one side setting a credential
+/// and the other not is still a difference between them.
 pub(crate) fn shown_option<'a>(name: &str, value: &'a str) -> Cow<'a, str> {
-    if is_secret_option(name) {
+    if is_secret_option(name) && !value.is_empty() {
         Cow::Borrowed(MASK)
     } else {
         Cow::Borrowed(value)
@@ -145,6 +147,7 @@ mod tests {
         }
         assert_eq!(shown_option("key_buffer_size", "64M"), "64M");
         assert_eq!(shown_option("wsrep_sst_auth", "user:pw"), MASK);
+        assert_eq!(shown_option("wsrep_sst_auth", ""), "", "unset is no secret");
         assert_eq!(shown_arg("--wsrep-sst-auth=u:p"), "--wsrep-sst-auth=***");
         assert_eq!(shown_arg("--key_buffer_size=8M"), "--key_buffer_size=8M");
         assert_eq!(shown_arg("--skip-grant-tables"), "--skip-grant-tables");
