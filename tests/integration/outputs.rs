@@ -120,13 +120,19 @@ fn character_device(sandbox: &Sandbox) -> Option<PathBuf> {
     (made == 0).then_some(path)
 }
 
-#[test]
-fn a_path_that_is_not_a_regular_file_is_never_written() {
-    let sandbox = Sandbox::new();
+/// A named pipe in the sandbox, `pipe`.
+fn named_pipe(sandbox: &Sandbox) -> std::path::PathBuf {
     let pipe = sandbox.path("pipe");
     let name = std::ffi::CString::new(s(&pipe)).unwrap();
     // SAFETY: mkfifo with a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    pipe
+}
+
+#[test]
+fn a_path_that_is_not_a_regular_file_is_never_written() {
+    let sandbox = Sandbox::new();
+    let pipe = named_pipe(&sandbox);
     let _socket = std::os::unix::net::UnixListener::bind(sandbox.path("socket")).unwrap();
     let link = sandbox.path("link-to-pipe");
     std::os::unix::fs::symlink(&pipe, &link).unwrap();
@@ -317,10 +323,7 @@ fn interrupted_run(sandbox: &Sandbox, outputs: serde_json::Value) -> (PathBuf, [
 #[test]
 fn a_resumed_run_checks_its_saved_outputs_as_if_typed() {
     let sandbox = Sandbox::new();
-    let pipe = sandbox.path("pipe");
-    let name = std::ffi::CString::new(s(&pipe)).unwrap();
-    // SAFETY: mkfifo with a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let pipe = named_pipe(&sandbox);
     let baseline = sandbox.path("offer A.toml");
     let resumed = sandbox.path("interrupted.json");
     for (outputs, needle) in [

@@ -626,25 +626,14 @@ fn a_trigger_a_hook_leaves_behind_is_named_and_fails_the_run() {
     let server = start_server(&BTreeMap::new(), 8);
     prepare_server(&server);
     let sandbox = Sandbox::new();
-    let profile = sandbox.write(
-        "triggered.toml",
-        &format!(
-            "[connection]\nsocket = \"{}\"\nuser = \"root\"\ndatabase = \"sbtest\"\n\
-             [hooks]\nsetup = [\"CREATE TABLE IF NOT EXISTS hooks.orders (id INT)\", \
-             \"CREATE TRIGGER IF NOT EXISTS hooks.later BEFORE INSERT ON hooks.orders FOR EACH ROW \
-             SET NEW.id = NEW.id + 1\"]\n",
-            server.socket().display()
-        ),
-    );
-    let profile = profile.to_str().unwrap();
     let json = sandbox.path("run.json");
-    let output = sandbox.run(
-        &[
-            &["--baseline", profile, "--variant", profile],
-            SHORT_RUN,
-            &["--json", json.to_str().unwrap()],
-        ]
-        .concat(),
+    let output = run_with_hooks(
+        &sandbox,
+        &server,
+        "setup = [\"CREATE TABLE IF NOT EXISTS hooks.orders (id INT)\", \
+         \"CREATE TRIGGER IF NOT EXISTS hooks.later BEFORE INSERT ON hooks.orders FOR EACH ROW \
+         SET NEW.id = NEW.id + 1\"]\n",
+        &["--json", json.to_str().unwrap()],
     );
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(6), "{stderr}");
