@@ -214,6 +214,20 @@ impl Schedule {
         self.later_round_time() * self.total_rounds() + self.fixed_overhead()
     }
 
+    /// The rounds per side and level a wall-clock `budget` holds, with the run's fixed
+    /// overhead taken out first (rounded down).
+    pub(crate) fn rounds_within(&self, budget: Duration) -> u32 {
+        let per_round = self.later_round_time().as_secs_f64();
+        let per_side = 2.0 * self.levels.len() as f64;
+        (budget.saturating_sub(self.fixed_overhead()).as_secs_f64() / (per_round * per_side)) as u32
+    }
+
+    /// The wall-clock budget that holds `rounds` per side and level: the inverse of
+    /// [`Self::rounds_within`].
+    pub(crate) fn budget_for(&self, rounds: u32) -> Duration {
+        self.later_round_time() * (2 * self.levels.len() as u32 * rounds) + self.fixed_overhead()
+    }
+
     /// The wall time a run spends beyond its rounds' re-warm, measured period and pause,
     /// whatever the number of rounds: the full warm-up of every round that opens fresh
     /// connections, and the moves to fresh server instances.
@@ -316,6 +330,26 @@ mod tests {
         plan.rewarm = None;
         assert_eq!(plan.estimated_time(), Duration::from_secs(8 * 6));
         assert_eq!(plan.warmup_of(true), Duration::from_secs(5));
+    }
+
+    /// A budget holds the rounds whose estimate fits in it, and the budget for that
+    /// many rounds holds them again.
+    #[test]
+    fn a_budget_and_its_rounds_are_inverses() {
+        let mut plan = schedule(RoundOrder::Abba, 4);
+        plan.levels = vec![8, 16];
+        plan.warmup = Duration::from_secs(5);
+        plan.rewarm = Some(Duration::from_secs(1));
+        plan.instances = 2;
+        for rounds in [2, 7, 30] {
+            plan.rounds = rounds;
+            assert_eq!(plan.budget_for(rounds), plan.estimated_time());
+            assert_eq!(plan.rounds_within(plan.budget_for(rounds)), rounds);
+            assert_eq!(
+                plan.rounds_within(plan.budget_for(rounds) - Duration::from_millis(1)),
+                rounds - 1
+            );
+        }
     }
 
     /// Every instance but the first is a move of both sides and opens fresh

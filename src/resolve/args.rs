@@ -278,18 +278,13 @@ pub(crate) fn budget(
             None => Ok(None),
         };
     };
-    let per_round = schedule.later_round_time();
-    let per_side = 2 * schedule.levels.len() as u32;
-    let rounds = (max_time
-        .saturating_sub(schedule.fixed_overhead())
-        .as_secs_f64()
-        / (per_round.as_secs_f64() * f64::from(per_side))) as u32;
+    let rounds = schedule.rounds_within(max_time);
     if rounds < 2 {
         return Err(UsageError::err(format!(
             "--max-time {} holds {rounds} round(s) per side of {} each; at least 2 are needed: \
              raise --max-time or shorten --round-time/--warmup",
             humantime::format_duration(max_time),
-            humantime::format_duration(per_round)
+            humantime::format_duration(schedule.later_round_time())
         )));
     }
     if rounds > MAX_ROUNDS {

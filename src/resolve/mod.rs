@@ -112,9 +112,7 @@ fn too_few_blocks(
     let fix = match max_time {
         Some(_) => {
             let levels = schedule.levels.len() as u32;
-            let budget =
-                schedule.later_round_time() * (2 * levels * needed) + schedule.fixed_overhead();
-            let seconds = budget.as_secs().div_ceil(60) * 60;
+            let seconds = schedule.budget_for(needed).as_secs().div_ceil(60) * 60;
             format!(
                 "give --max-time {} or more{}",
                 humantime::format_duration(std::time::Duration::from_secs(seconds)),
