@@ -6,11 +6,12 @@
 //! over unchanged, or the transactions of a workload file. Both run on the sbtest
 //! tables' settings ([`TablesSpec`]).
 //!
-//! Inside this folder the files depend on each other in one direction only:
-//! `settings`, `random`, `placeholder`, `statement` and `event_log` name no sibling;
-//! `custom` builds on them; `check_sample` on `custom`; `saved` and this file on the
-//! settings and `custom`; `oltp` and `schema` on this file; `session`, which picks the
-//! code a connection runs, on `oltp` and `custom`.
+//! Inside this folder the files depend on each other in one direction only, so each
+//! can be read (and changed) knowing only those below it: `settings`, `random`,
+//! `placeholder`, `statement` and `event_log` name no sibling; `custom` builds on them;
+//! `check_sample` and `saved` on `custom`; this file on `saved`; `oltp` and `schema` on
+//! this file; `session`, which picks the code a connection runs, on `oltp` and
+//! `custom`.
 
 pub(crate) mod check_sample;
 pub mod custom;
@@ -331,6 +332,13 @@ mod tests {
             let read: WorkloadSpec = serde_json::from_value(value.clone()).unwrap();
             assert_eq!(serde_json::to_value(read).unwrap(), value);
         }
+        let kept = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/audit-point-select.json");
+        let kept: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(kept).unwrap()).unwrap();
+        let kept = kept["plan"]["workload"].clone();
+        let read: WorkloadSpec = serde_json::from_value(kept.clone()).unwrap();
+        assert_eq!(serde_json::to_value(read).unwrap(), kept);
         let mut orphan = saved;
         orphan.as_object_mut().unwrap().remove("custom");
         let refused = serde_json::from_value::<WorkloadSpec>(orphan).unwrap_err();
