@@ -23,7 +23,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Value};
 use serde::{Deserialize, Serialize};
 
-use crate::workload::oltp::ReadSample;
+use crate::workload::check_sample::ReadSample;
 use crate::workload::statement::{inline, split_at_placeholders};
 
 /// What one side answered.

@@ -6,7 +6,7 @@
 use super::{ClientOptions, Plan, SidePlan, TargetSpec};
 use crate::exit::UsageError;
 use crate::schedule::Schedule;
-use crate::workload::{WorkloadName, WorkloadSpec};
+use crate::workload::WorkloadSpec;
 
 /// The most client threads in one level: MariaDB's max_connections stops at 100 000.
 pub(crate) const MAX_THREADS: u32 = 100_000;
@@ -45,19 +45,13 @@ impl Plan {
     }
 }
 
-/// What a plan from any source must be for the code that runs it: a workload that is
-/// whole (a custom one with its file), thread levels, rounds and round parts within what
+/// What a plan from any source must be for the code that runs it: a workload whose
+/// settings sysbench would take, thread levels, rounds and round parts within what
 /// abtest plans, looks inside the rounds, an α it can use. The flags are checked with
 /// their own words when they are read; this catches a results file that parses but
 /// does not hold together.
 fn check_shape(plan: &Plan) -> anyhow::Result<()> {
     plan.workload.validate()?;
-    let custom = plan.workload.name == WorkloadName::Custom;
-    if custom != plan.workload.custom.is_some() {
-        return Err(UsageError::err(
-            "the workload is custom but has no workload file, or the reverse",
-        ));
-    }
     let s = &plan.schedule;
     if s.levels.is_empty() || s.levels.iter().any(|&t| t == 0 || t > MAX_THREADS) {
         return Err(UsageError::err(format!(
@@ -198,15 +192,15 @@ fn check_answers_can_be_compared(
     client: &ClientOptions,
 ) -> anyhow::Result<()> {
     let n = client.check_results;
-    if client.check_all && workload.custom.is_none() {
+    if client.check_all && workload.file().is_none() {
         return Err(UsageError::err(format!(
             "--check-results all compares every captured value of a workload file; the \
              built-in workload {} has none: give a number (--check-results 200)",
-            workload.name.as_str()
+            workload.name()
         )));
     }
     let one = crate::workload::check_sample::Coverage::Spread(1);
-    if n == 0 || !crate::workload::oltp::sample_reads(workload, 0, one).is_empty() {
+    if n == 0 || !crate::workload::session::sample_reads(workload, 0, one).is_empty() {
         return Ok(());
     }
     let shown = if client.check_all {
@@ -218,7 +212,7 @@ fn check_answers_can_be_compared(
         "--check-results {shown}: the workload {} has no read statement whose answers could be \
          compared; drop --check-results, or check the answers with a workload that reads \
          (such as oltp_read_only)",
-        workload.name.as_str()
+        workload.name()
     )))
 }
 
@@ -229,7 +223,7 @@ fn check_captured_writes(
     sides: &[SidePlan; 2],
     allowed: bool,
 ) -> anyhow::Result<()> {
-    let writes = workload.custom.as_ref().is_some_and(|c| c.writes);
+    let writes = workload.file().is_some_and(|c| c.writes);
     let external = sides
         .iter()
         .find(|s| matches!(s.target, TargetSpec::External { .. }));
@@ -293,9 +287,6 @@ mod tests {
         plan.schedule.levels.clear();
         assert!(refusal(&plan).contains("thread levels"));
         let mut plan = example::external(2, &[8]);
-        plan.workload.name = WorkloadName::Custom;
-        assert!(refusal(&plan).contains("no workload file"));
-        let mut plan = example::external(2, &[8]);
         plan.schedule.rounds = 0;
         assert!(refusal(&plan).contains("rounds per side"));
         let mut plan = example::external(2, &[8]);
@@ -309,7 +300,7 @@ mod tests {
         });
         assert!(refusal(&plan).contains("looks"));
         let mut plan = example::external(2, &[8]);
-        plan.workload.tables = 0;
+        plan.workload.tables.count = 0;
         assert!(refusal(&plan).contains("--tables"));
     }
 
@@ -360,8 +351,7 @@ mod tests {
             std::path::Path::new("w.toml"),
         )
         .unwrap();
-        plan.workload.custom = Some(custom);
-        plan.workload.name = WorkloadName::Custom;
+        plan.workload.kind = crate::workload::Workload::File(custom);
         assert!(refusal(&plan).contains("--allow-writes"));
         plan.allow_writes = true;
         plan.validate().unwrap();

@@ -12,7 +12,7 @@ use crate::schedule::Schedule;
 use crate::stats::metric::Metric;
 use crate::workload::custom::CustomWorkload;
 use crate::workload::random::RandSpec;
-use crate::workload::{WorkloadName, WorkloadSpec};
+use crate::workload::{SysbenchOptions, TablesSpec, Workload, WorkloadName, WorkloadSpec};
 
 use crate::plan::{ClientOptions, MAX_ROUND_PART, MAX_ROUNDS, MAX_THREADS, Sequential};
 use crate::stats::sequential::{Design, Until};
@@ -20,29 +20,39 @@ use crate::stats::sequential::{Design, Until};
 /// The workload of the flags, with the workload file read and the settings sysbench
 /// itself would reject refused.
 pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec> {
-    let mut spec = WorkloadSpec {
-        name: args.workload.into(),
-        tables: args.tables,
-        table_size: args.table_size,
-        prepare: args.prepare.into(),
-        range_size: args.range_size,
-        point_selects: args.point_selects,
-        simple_ranges: args.simple_ranges,
-        sum_ranges: args.sum_ranges,
-        order_ranges: args.order_ranges,
-        distinct_ranges: args.distinct_ranges,
-        index_updates: args.index_updates,
-        non_index_updates: args.non_index_updates,
-        delete_inserts: args.delete_inserts,
-        range_selects: args.range_selects,
-        skip_trx: args.skip_trx,
-        auto_inc: args.auto_inc,
-        secondary: args.secondary,
-        create_secondary: args.create_secondary,
-        storage_engine: args.mysql_storage_engine.clone(),
-        random_points: args.random_points,
-        number_of_ranges: args.number_of_ranges,
-        delta: args.delta,
+    let name: WorkloadName = args.workload.into();
+    let kind = match &args.workload_file {
+        Some(path) => Workload::File(CustomWorkload::load(path)?),
+        None => Workload::Sysbench(name),
+    };
+    let spec = WorkloadSpec {
+        kind,
+        tables: TablesSpec {
+            count: args.tables,
+            rows: args.table_size,
+            prepare: args.prepare.into(),
+            auto_inc: args.auto_inc,
+            secondary: args.secondary,
+            create_secondary: args.create_secondary,
+            storage_engine: args.mysql_storage_engine.clone(),
+        },
+        sysbench: SysbenchOptions {
+            range_size: args.range_size,
+            point_selects: args.point_selects,
+            simple_ranges: args.simple_ranges,
+            sum_ranges: args.sum_ranges,
+            order_ranges: args.order_ranges,
+            distinct_ranges: args.distinct_ranges,
+            index_updates: args.index_updates,
+            non_index_updates: args.non_index_updates,
+            delete_inserts: args.delete_inserts,
+            range_selects: args.range_selects,
+            skip_trx: args.skip_trx,
+            random_points: args.random_points,
+            number_of_ranges: args.number_of_ranges,
+            delta: args.delta,
+        }
+        .with_script_overrides(name),
         ps_mode: args.ps_mode.into(),
         rand: RandSpec {
             kind: args.rand_type.into(),
@@ -52,13 +62,7 @@ pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec>
             pareto_h: args.rand_pareto_h,
             zipfian_exp: args.rand_zipfian_exp,
         },
-        custom: None,
-    }
-    .with_script_overrides();
-    if let Some(path) = &args.workload_file {
-        spec.custom = Some(CustomWorkload::load(path)?);
-        spec.name = WorkloadName::Custom;
-    }
+    };
     spec.validate()?;
     Ok(spec)
 }
@@ -340,13 +344,17 @@ mod tests {
     fn the_flags_defaults_are_sysbench_s() {
         for name in ["oltp_read_write", "oltp_point_select", "bulk_insert"] {
             let spec = workload_spec(&flags(&["--workload", name]).workload).unwrap();
-            assert_eq!(spec, WorkloadSpec::sysbench(spec.name), "{name}");
+            let Workload::Sysbench(script) = spec.kind else {
+                panic!("{name} is a built-in workload")
+            };
+            assert_eq!(spec, WorkloadSpec::sysbench(script), "{name}");
         }
         assert_eq!(
             workload_spec(
                 &flags(&["--workload", "oltp_point_select", "--point-selects", "5"]).workload
             )
             .unwrap()
+            .sysbench
             .point_selects,
             1,
             "oltp_point_select forces one point select, as its script does"

@@ -60,8 +60,7 @@ pub(crate) fn rate(rate: Option<&str>, workload: &WorkloadSpec) -> anyhow::Resul
 /// The captured load of the workload file, or why there is none.
 fn load(workload: &WorkloadSpec, flag: &str) -> anyhow::Result<CapturedLoad> {
     workload
-        .custom
-        .as_ref()
+        .file()
         .and_then(|custom| custom.captured)
         .ok_or_else(|| {
             UsageError::err(format!(
@@ -84,8 +83,8 @@ mod tests {
                 .unwrap();
         custom.captured = load;
         WorkloadSpec {
-            custom: Some(custom),
-            ..WorkloadSpec::sysbench(WorkloadName::Custom)
+            kind: crate::workload::Workload::File(custom),
+            ..WorkloadSpec::sysbench(WorkloadName::OltpReadWrite)
         }
     }
 

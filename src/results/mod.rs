@@ -28,7 +28,7 @@ use crate::server::probe::ServerRound;
 use crate::stats::compare::Comparison;
 use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
-use crate::workload::oltp::QueryCounts;
+use crate::workload::event_log::QueryCounts;
 use noise::NoiseBudget;
 
 pub(crate) use sampling::{sample_unit, samples};

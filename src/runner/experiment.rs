@@ -118,7 +118,7 @@ fn run_with_results(
     } else {
         read_facts(&targets, results);
     }
-    let per_connection = crate::workload::oltp::prepared_per_connection(&plan.workload);
+    let per_connection = crate::workload::session::prepared_per_connection(&plan.workload);
     for target in &targets {
         crate::target::check_prepared_statements(target, per_connection, plan.max_threads())?;
     }
@@ -366,7 +366,8 @@ fn stop_for_answers(plan: &Plan, results: &ResultsFile) -> Option<String> {
 /// before its statements, so each side is checked with its own settings.
 fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<ResultCheck> {
     let coverage = plan.client.check_coverage();
-    let samples = crate::workload::oltp::sample_reads(&plan.workload, plan.seed ^ 0xc4ec, coverage);
+    let samples =
+        crate::workload::session::sample_reads(&plan.workload, plan.seed ^ 0xc4ec, coverage);
     // The plan refuses a workload without reads; an empty sample would pass unchecked.
     anyhow::ensure!(
         !samples.is_empty(),
@@ -417,11 +418,10 @@ fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<Resul
 type Checksums = Option<Vec<(String, Option<u64>)>>;
 
 fn checksums(plan: &Plan, target: &Target) -> Checksums {
-    let uses_sbtest = plan.workload.custom.as_ref().is_none_or(|c| c.sbtest);
-    if !uses_sbtest {
+    if !plan.workload.uses_sbtest() {
         return None;
     }
-    let tables: Vec<String> = (1..=plan.workload.tables)
+    let tables: Vec<String> = (1..=plan.workload.tables.count)
         .map(|i| format!("sbtest{i}"))
         .collect();
     let mut conn = target.client.connect().ok()?;

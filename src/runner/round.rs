@@ -27,7 +27,8 @@ use crate::schedule::Slot;
 use crate::segment::{ThreadShare, Window};
 use crate::server::probe::ServerProbe;
 use crate::workload::WorkloadSpec;
-use crate::workload::oltp::{QueryCounts, SessionContext};
+use crate::workload::event_log::QueryCounts;
+use crate::workload::oltp::SessionContext;
 use crate::workload::random::UniqueSequence;
 
 /// How often `Threads_running` is sampled during the measured period.
@@ -331,7 +332,7 @@ fn build_record(
 /// Each query class's statements of the round, the workers' histograms added; classes
 /// that did not run are left out.
 fn class_rounds(workload: &WorkloadSpec, stats: &[WorkerStats]) -> Vec<ClassRound> {
-    crate::workload::oltp::query_classes(workload)
+    crate::workload::session::query_classes(workload)
         .iter()
         .enumerate()
         .filter_map(|(id, class)| {

@@ -16,8 +16,9 @@ use crate::db::errors::{IgnoreErrors, Recovery, recovery};
 use crate::db::{ConnectSpec, error_code};
 use crate::histogram;
 use crate::workload::WorkloadSpec;
-use crate::workload::event_log::EventLog;
-use crate::workload::oltp::{QueryCounts, SessionContext, WorkloadSession};
+use crate::workload::event_log::{EventLog, QueryCounts};
+use crate::workload::oltp::SessionContext;
+use crate::workload::session::WorkloadSession;
 
 /// Pause between reconnect attempts to a server that does not answer.
 const RECONNECT_PAUSE: Duration = Duration::from_millis(100);
@@ -136,7 +137,7 @@ pub(crate) fn run(
     kept: Option<Session>,
 ) -> (WorkerStats, Option<Session>) {
     let mut stats = WorkerStats::new();
-    stats.classes = (0..crate::workload::oltp::query_classes(setup.workload).len())
+    stats.classes = (0..crate::workload::session::query_classes(setup.workload).len())
         .map(|_| histogram::worker(3))
         .collect();
     let live = &control.live[setup.id];

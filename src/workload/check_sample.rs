@@ -1,5 +1,8 @@
-//! The read statements `--check-results` runs on both sides of a workload file: every
-//! read class (each distinct statement) with its parameters drawn and its table inlined.
+//! The read statements `--check-results` runs on both sides: what a sample is
+//! ([`ReadSample`], as both kinds of workload draw it) and how many of each class are
+//! drawn ([`Coverage`]), and the sampling of a workload file: every read class (each
+//! distinct statement) with its parameters drawn and its table inlined. A built-in
+//! workload draws its own samples (`oltp`).
 //!
 //! A single changed row is found only if some statement reads it, so the captured values
 //! are walked, not drawn: the j-th statement of a class takes the j-th value of each of
@@ -16,9 +19,19 @@ use mysql::Value;
 
 use super::custom::{CustomWorkload, Param, draw, render};
 use super::event_log::StatementKind;
-use super::oltp::ReadSample;
 use super::placeholder::{self, Placeholder, placeholders};
 use super::random::WorkloadRng;
+
+/// A read statement with its parameters drawn, for comparing the sides' answers.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ReadSample {
+    /// Its query class: the statement's template, tables folded (`sbtestN`, `{t}`).
+    pub(crate) class: String,
+    /// The statement, with `?` for each parameter.
+    pub(crate) sql: String,
+    /// The parameters, in order.
+    pub(crate) params: Vec<Value>,
+}
 
 /// The fewest statements of a read class that `--check-results` compares.
 pub(crate) const MIN_PER_CLASS: u32 = 3;

@@ -1,5 +1,6 @@
 //! What one event did, statement by statement: the statements it completed by kind
-//! (sysbench's reads/writes/other) and how long each took, by query class.
+//! (sysbench's reads/writes/other, [`QueryCounts`]) and how long each took, by query
+//! class. Both kinds of workload log through it, so it names no other workload file.
 //!
 //! A plan change after an upgrade slows one query class; inside a transaction of
 //! eighteen statements that is lost in the transaction's latency. Timing every
@@ -8,7 +9,30 @@
 
 use std::time::Instant;
 
-use crate::workload::oltp::QueryCounts;
+/// Statements executed by kind, as sysbench reports reads/writes/other.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct QueryCounts {
+    /// SELECT statements.
+    pub(crate) read: u64,
+    /// UPDATE, DELETE and INSERT statements.
+    pub(crate) write: u64,
+    /// BEGIN and COMMIT.
+    pub(crate) other: u64,
+}
+
+impl QueryCounts {
+    /// Adds another set of counts.
+    pub(crate) fn add(&mut self, other: &QueryCounts) {
+        self.read += other.read;
+        self.write += other.write;
+        self.other += other.other;
+    }
+
+    /// All statements.
+    pub(crate) fn total(&self) -> u64 {
+        self.read + self.write + self.other
+    }
+}
 
 /// How a statement is counted, as sysbench counts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

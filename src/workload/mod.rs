@@ -1,7 +1,17 @@
 //! Workloads: what one event (transaction) does, and the data it runs on.
 //!
-//! The statement mix mirrors sysbench 1.0.20's `oltp_*.lua` scripts statement for
-//! statement (docs/sysbench-parity.md), so that a DBA's sysbench intuition carries over unchanged.
+//! A workload is of one of two kinds, held once in [`Workload`]: a built-in sysbench
+//! script, whose statement mix mirrors sysbench 1.0.20's `oltp_*.lua` scripts statement
+//! for statement (docs/sysbench-parity.md) so that a DBA's sysbench intuition carries
+//! over unchanged, or the transactions of a workload file. Both run on the sbtest
+//! tables' settings ([`TablesSpec`]).
+//!
+//! Inside this folder the files depend on each other in one direction only, so each
+//! can be read (and changed) knowing only those below it: `settings`, `random`,
+//! `placeholder`, `statement` and `event_log` name no sibling; `custom` builds on them;
+//! `check_sample` and `saved` on `custom`; this file on `saved`; `oltp` and `schema` on
+//! this file; `session`, which picks the code a connection runs, on `oltp` and
+//! `custom`.
 
 pub(crate) mod check_sample;
 pub mod custom;
@@ -9,7 +19,10 @@ pub(crate) mod event_log;
 pub(crate) mod oltp;
 pub(crate) mod placeholder;
 pub(crate) mod random;
+pub(crate) mod saved;
 pub(crate) mod schema;
+pub(crate) mod session;
+pub(crate) mod settings;
 pub(crate) mod statement;
 
 use serde::{Deserialize, Serialize};
@@ -17,144 +30,35 @@ use serde::{Deserialize, Serialize};
 use crate::exit::UsageError;
 use crate::workload::custom::CustomWorkload;
 use crate::workload::random::RandSpec;
+use crate::workload::saved::{SavedName, SavedWorkload};
+pub(crate) use crate::workload::settings::{
+    PrepareMode, PsMode, SysbenchOptions, TablesSpec, WorkloadName,
+};
 
-/// The sysbench workloads abtest can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum WorkloadName {
-    /// BEGIN, 10 point selects, 4 range selects, 2 updates, delete+insert, COMMIT.
-    OltpReadWrite,
-    /// BEGIN, 10 point selects, 4 range selects, COMMIT.
-    OltpReadOnly,
-    /// BEGIN, 2 updates, delete+insert, COMMIT.
-    OltpWriteOnly,
-    /// One primary-key SELECT per event, no transaction.
-    OltpPointSelect,
-    /// One UPDATE of the indexed column k per event.
-    OltpUpdateIndex,
-    /// One UPDATE of the non-indexed column c per event.
-    OltpUpdateNonIndex,
-    /// One DELETE by primary key per event.
-    OltpDelete,
-    /// One INSERT per event.
-    OltpInsert,
-    /// One SELECT with 10 random points in an IN() list on k.
-    SelectRandomPoints,
-    /// One SELECT COUNT(k) over 10 random BETWEEN ranges on k.
-    SelectRandomRanges,
-    /// Multi-row INSERTs of (id, k) into one table per thread; one row per event.
-    BulkInsert,
-    /// The transactions of a `--workload-file`.
-    Custom,
+/// What an event runs: the kind of workload, stored once.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Workload {
+    /// A built-in sysbench workload.
+    Sysbench(WorkloadName),
+    /// The transactions of a `--workload-file` (or of a captured log).
+    File(CustomWorkload),
 }
 
-impl WorkloadName {
-    /// The sysbench script name of this workload.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            WorkloadName::OltpReadWrite => "oltp_read_write",
-            WorkloadName::OltpReadOnly => "oltp_read_only",
-            WorkloadName::OltpWriteOnly => "oltp_write_only",
-            WorkloadName::OltpPointSelect => "oltp_point_select",
-            WorkloadName::OltpUpdateIndex => "oltp_update_index",
-            WorkloadName::OltpUpdateNonIndex => "oltp_update_non_index",
-            WorkloadName::OltpDelete => "oltp_delete",
-            WorkloadName::OltpInsert => "oltp_insert",
-            WorkloadName::SelectRandomPoints => "select_random_points",
-            WorkloadName::SelectRandomRanges => "select_random_ranges",
-            WorkloadName::BulkInsert => "bulk_insert",
-            WorkloadName::Custom => "custom",
-        }
-    }
-
-    /// Whether the workload modifies rows (matters for data safety checks).
-    pub(crate) fn writes(self) -> bool {
-        !matches!(
-            self,
-            WorkloadName::OltpReadOnly
-                | WorkloadName::OltpPointSelect
-                | WorkloadName::SelectRandomPoints
-                | WorkloadName::SelectRandomRanges
-        )
-    }
-}
-
-/// How the sbtest tables are made ready before the first round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum PrepareMode {
-    /// Reuse tables whose shape and row count match; create them otherwise.
-    Auto,
-    /// Drop abtest's own tables and create them again.
-    Always,
-    /// Use the tables as they are; fail when they are missing.
-    Never,
-}
-
-/// Whether statements are prepared on the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum PsMode {
-    /// Server-side prepared statements.
-    Auto,
-    /// Plain text queries.
-    Disable,
-}
-
-/// The fully resolved workload, identical for both sides.
+/// The fully resolved workload, identical for both sides. Saved in the flat shape of
+/// [`SavedWorkload`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "SavedWorkload", try_from = "SavedWorkload")]
 pub(crate) struct WorkloadSpec {
-    /// sysbench script name.
-    pub(crate) name: WorkloadName,
-    /// Number of sbtest tables.
-    pub(crate) tables: u32,
-    /// Rows per table.
-    pub(crate) table_size: u32,
-    /// How tables are made ready.
-    pub(crate) prepare: PrepareMode,
-    /// Rows covered by a range query.
-    pub(crate) range_size: u32,
-    /// Point selects per event.
-    pub(crate) point_selects: u32,
-    /// Simple range selects per event.
-    pub(crate) simple_ranges: u32,
-    /// SUM range selects per event.
-    pub(crate) sum_ranges: u32,
-    /// ORDER BY range selects per event.
-    pub(crate) order_ranges: u32,
-    /// DISTINCT range selects per event.
-    pub(crate) distinct_ranges: u32,
-    /// Index updates per event.
-    pub(crate) index_updates: u32,
-    /// Non-index updates per event.
-    pub(crate) non_index_updates: u32,
-    /// DELETE+INSERT pairs per event.
-    pub(crate) delete_inserts: u32,
-    /// Whether range selects run at all.
-    pub(crate) range_selects: bool,
-    /// Autocommit mode instead of BEGIN/COMMIT.
-    pub(crate) skip_trx: bool,
-    /// AUTO_INCREMENT ids (on) or client-generated ids (off).
-    pub(crate) auto_inc: bool,
-    /// `KEY xid` in place of the PRIMARY KEY.
-    pub(crate) secondary: bool,
-    /// Create the index `k_N` on k after loading.
-    pub(crate) create_secondary: bool,
-    /// Storage engine of the tables.
-    pub(crate) storage_engine: String,
-    /// Points in select_random_points' IN() list.
-    pub(crate) random_points: u32,
-    /// Ranges in select_random_ranges.
-    pub(crate) number_of_ranges: u32,
-    /// Width of select_random_ranges' ranges.
-    pub(crate) delta: u32,
+    /// What an event runs.
+    pub(crate) kind: Workload,
+    /// The sbtest tables.
+    pub(crate) tables: TablesSpec,
+    /// sysbench's statement-mix options.
+    pub(crate) sysbench: SysbenchOptions,
     /// Prepared statements or text queries.
     pub(crate) ps_mode: PsMode,
     /// Distribution of row ids (sysbench 1.0 defaults to `special`; abtest to uniform).
     pub(crate) rand: RandSpec,
-    /// The custom workload of `--workload-file`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) custom: Option<CustomWorkload>,
 }
 
 /// The most tables a prepare makes: beyond it a typo, not a study.
@@ -163,154 +67,101 @@ const MAX_TABLES: u32 = 100_000;
 /// sbtest's `id` is a signed INTEGER.
 const MAX_TABLE_SIZE: u32 = i32::MAX as u32;
 
-/// The most placeholders one prepared statement may have (the protocol counts them in
-/// 16 bits): `--random-points` puts one per point, `--number-of-ranges` two per range.
-const MAX_PLACEHOLDERS: u32 = 65_535;
-
-/// The most statements of one kind in a transaction: each is logged per event, and
-/// sysbench's own defaults are 1 to 10.
-const MAX_PER_EVENT: u32 = 100_000;
-
 impl WorkloadSpec {
     /// The workload `name` with sysbench 1.0.20's defaults for every setting, as its
     /// script runs it without options (abtest's one departure: uniform ids).
     #[cfg(test)]
     pub(crate) fn sysbench(name: WorkloadName) -> WorkloadSpec {
         WorkloadSpec {
-            name,
-            tables: 1,
-            table_size: 10_000,
-            prepare: PrepareMode::Auto,
-            range_size: 100,
-            point_selects: 10,
-            simple_ranges: 1,
-            sum_ranges: 1,
-            order_ranges: 1,
-            distinct_ranges: 1,
-            index_updates: 1,
-            non_index_updates: 1,
-            delete_inserts: 1,
-            range_selects: true,
-            skip_trx: false,
-            auto_inc: true,
-            secondary: false,
-            create_secondary: true,
-            storage_engine: "innodb".into(),
-            random_points: 10,
-            number_of_ranges: 10,
-            delta: 5,
+            kind: Workload::Sysbench(name),
+            tables: TablesSpec {
+                count: 1,
+                rows: 10_000,
+                prepare: PrepareMode::Auto,
+                auto_inc: true,
+                secondary: false,
+                create_secondary: true,
+                storage_engine: "innodb".into(),
+            },
+            sysbench: SysbenchOptions::sysbench().with_script_overrides(name),
             ps_mode: PsMode::Auto,
             rand: RandSpec::default(),
-            custom: None,
         }
-        .with_script_overrides()
     }
 
-    /// The settings a script forces whatever the options say, as sysbench's scripts do:
-    /// oltp_point_select.lua runs one point select per event.
-    pub(crate) fn with_script_overrides(mut self) -> WorkloadSpec {
-        if self.name == WorkloadName::OltpPointSelect {
-            self.point_selects = 1;
+    /// The workload's name in plans and reports: the sysbench script's, or `custom`.
+    pub(crate) fn name(&self) -> &'static str {
+        match &self.kind {
+            Workload::Sysbench(name) => name.as_str(),
+            Workload::File(_) => "custom",
         }
-        self
+    }
+
+    /// The workload file, when the workload is one.
+    pub(crate) fn file(&self) -> Option<&CustomWorkload> {
+        match &self.kind {
+            Workload::File(file) => Some(file),
+            Workload::Sysbench(_) => None,
+        }
+    }
+
+    /// The built-in workload, when the workload is one.
+    fn sysbench_name(&self) -> Option<WorkloadName> {
+        match &self.kind {
+            Workload::Sysbench(name) => Some(*name),
+            Workload::File(_) => None,
+        }
     }
 
     /// Checks the settings that sysbench itself would reject.
     pub(crate) fn validate(&self) -> anyhow::Result<()> {
         self.rand.validate().map_err(UsageError::err)?;
-        if self.tables == 0 {
+        let tables = &self.tables;
+        if tables.count == 0 {
             return Err(UsageError::err("--tables must be above zero"));
         }
-        if self.tables > MAX_TABLES {
+        if tables.count > MAX_TABLES {
             return Err(UsageError::err(format!(
                 "--tables {} is more than abtest prepares ({MAX_TABLES}); sysbench studies use \
                  1 to a few hundred",
-                self.tables
+                tables.count
             )));
         }
-        if self.table_size == 0 && !self.empty_tables() {
+        if tables.rows == 0 && !self.empty_tables() {
             return Err(UsageError::err("--table-size must be above zero"));
         }
-        if self.table_size > MAX_TABLE_SIZE {
+        if tables.rows > MAX_TABLE_SIZE {
             return Err(UsageError::err(format!(
                 "--table-size {} does not fit sbtest's INTEGER id (at most {MAX_TABLE_SIZE} rows)",
-                self.table_size
+                tables.rows
             )));
         }
-        if self.range_size == 0 || self.range_size > self.table_size.max(1) {
-            return Err(UsageError::err(format!(
-                "--range-size {} must be between 1 and --table-size {}",
-                self.range_size, self.table_size
-            )));
-        }
-        if self.single_table() && self.tables != 1 {
+        self.sysbench.check_range_size(tables.rows)?;
+        if let Some(name) = self.sysbench_name().filter(|name| name.single_table())
+            && tables.count != 1
+        {
             return Err(UsageError::err(format!(
                 "{} works on sbtest1 only, as in sysbench; use --tables 1",
-                self.name.as_str()
+                name.as_str()
             )));
         }
-        if !self
+        if !tables
             .storage_engine
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
             return Err(UsageError::err(format!(
                 "--mysql-storage-engine `{}` is not an engine name",
-                self.storage_engine
+                tables.storage_engine
             )));
         }
-        if self.random_points == 0 || self.number_of_ranges == 0 {
-            return Err(UsageError::err(
-                "--random-points and --number-of-ranges must be above zero",
-            ));
-        }
-        for (flag, placeholders) in [
-            ("--random-points", u64::from(self.random_points)),
-            ("--number-of-ranges", 2 * u64::from(self.number_of_ranges)),
-        ] {
-            if placeholders > u64::from(MAX_PLACEHOLDERS) {
-                return Err(UsageError::err(format!(
-                    "{flag} makes a statement of {placeholders} placeholders, more than a \
-                     prepared statement may have ({MAX_PLACEHOLDERS}); sysbench's default is 10"
-                )));
-            }
-        }
-        self.check_per_event()
-    }
-
-    /// Refuses more statements of one kind per transaction than [`MAX_PER_EVENT`].
-    fn check_per_event(&self) -> anyhow::Result<()> {
-        let counts = [
-            ("--point-selects", self.point_selects),
-            ("--simple-ranges", self.simple_ranges),
-            ("--sum-ranges", self.sum_ranges),
-            ("--order-ranges", self.order_ranges),
-            ("--distinct-ranges", self.distinct_ranges),
-            ("--index-updates", self.index_updates),
-            ("--non-index-updates", self.non_index_updates),
-            ("--delete-inserts", self.delete_inserts),
-        ];
-        if let Some((flag, count)) = counts.into_iter().find(|(_, n)| *n > MAX_PER_EVENT) {
-            return Err(UsageError::err(format!(
-                "{flag} {count} is more statements per transaction than abtest runs \
-                 ({MAX_PER_EVENT}); sysbench's defaults are 1 to 10"
-            )));
-        }
-        Ok(())
-    }
-
-    /// select_random_points and select_random_ranges use sbtest1 only.
-    pub(crate) fn single_table(&self) -> bool {
-        matches!(
-            self.name,
-            WorkloadName::SelectRandomPoints | WorkloadName::SelectRandomRanges
-        )
+        self.sysbench.validate()
     }
 
     /// oltp_insert with client ids starts from empty tables, as sysbench does, so the
     /// generated ids cannot collide with loaded ones.
     pub(crate) fn empty_tables(&self) -> bool {
-        self.name == WorkloadName::OltpInsert && !self.auto_inc
+        self.sysbench_name() == Some(WorkloadName::OltpInsert) && !self.tables.auto_inc
     }
 
     /// Rows each sbtest table holds after preparation.
@@ -318,7 +169,7 @@ impl WorkloadSpec {
         if self.empty_tables() {
             0
         } else {
-            self.table_size
+            self.tables.rows
         }
     }
 
@@ -326,31 +177,20 @@ impl WorkloadSpec {
     /// file with any statement (its `setup` included) that is not provably a read,
     /// transaction control or a session setting, read as the server executes it.
     pub(crate) fn writes(&self) -> bool {
-        match &self.custom {
-            Some(custom) => custom
+        match &self.kind {
+            Workload::File(file) => file
                 .transactions
                 .iter()
                 .flat_map(|t| &t.statements)
-                .chain(&custom.setup)
-                .any(|sql| custom::CustomWorkload::is_write(sql)),
-            None => self.name.writes(),
+                .chain(&file.setup)
+                .any(|sql| CustomWorkload::is_write(sql)),
+            Workload::Sysbench(name) => name.writes(),
         }
     }
 
     /// Whether the sbtest tables are needed.
     pub(crate) fn uses_sbtest(&self) -> bool {
-        self.custom.as_ref().is_none_or(|c| c.sbtest)
-    }
-
-    /// Whether an event is wrapped in BEGIN/COMMIT.
-    pub(crate) fn uses_transactions(&self) -> bool {
-        !self.skip_trx
-            && matches!(
-                self.name,
-                WorkloadName::OltpReadWrite
-                    | WorkloadName::OltpReadOnly
-                    | WorkloadName::OltpWriteOnly
-            )
+        self.file().is_none_or(|file| file.sbtest)
     }
 
     /// One-line description for plans and reports.
@@ -359,9 +199,9 @@ impl WorkloadSpec {
         format!(
             "{} on {} table(s) x {} rows, rand-type {}, {} statements\n          \
              range-selects {}, skip-trx {}, auto-inc {}, secondary {}, create-secondary {}",
-            self.name.as_str(),
-            self.tables,
-            self.table_size,
+            self.name(),
+            self.tables.count,
+            self.tables.rows,
             serde_json::to_value(self.rand.kind)
                 .ok()
                 .and_then(|v| v.as_str().map(String::from))
@@ -371,11 +211,140 @@ impl WorkloadSpec {
             } else {
                 "text"
             },
-            switch(self.range_selects),
-            switch(self.skip_trx),
-            switch(self.auto_inc),
-            switch(self.secondary),
-            switch(self.create_secondary),
+            switch(self.sysbench.range_selects),
+            switch(self.sysbench.skip_trx),
+            switch(self.tables.auto_inc),
+            switch(self.tables.secondary),
+            switch(self.tables.create_secondary),
         )
+    }
+}
+
+impl From<WorkloadSpec> for SavedWorkload {
+    fn from(spec: WorkloadSpec) -> SavedWorkload {
+        let WorkloadSpec {
+            kind,
+            tables,
+            sysbench: options,
+            ps_mode,
+            rand,
+        } = spec;
+        let (name, custom) = match kind {
+            Workload::Sysbench(name) => (SavedName::Sysbench(name), None),
+            Workload::File(file) => (SavedName::Custom, Some(file)),
+        };
+        SavedWorkload {
+            name,
+            tables: tables.count,
+            table_size: tables.rows,
+            prepare: tables.prepare,
+            range_size: options.range_size,
+            point_selects: options.point_selects,
+            simple_ranges: options.simple_ranges,
+            sum_ranges: options.sum_ranges,
+            order_ranges: options.order_ranges,
+            distinct_ranges: options.distinct_ranges,
+            index_updates: options.index_updates,
+            non_index_updates: options.non_index_updates,
+            delete_inserts: options.delete_inserts,
+            range_selects: options.range_selects,
+            skip_trx: options.skip_trx,
+            auto_inc: tables.auto_inc,
+            secondary: tables.secondary,
+            create_secondary: tables.create_secondary,
+            storage_engine: tables.storage_engine,
+            random_points: options.random_points,
+            number_of_ranges: options.number_of_ranges,
+            delta: options.delta,
+            ps_mode,
+            rand,
+            custom,
+        }
+    }
+}
+
+impl TryFrom<SavedWorkload> for WorkloadSpec {
+    type Error = String;
+
+    /// A saved workload whose name and file disagree is refused: `custom` names a
+    /// workload file, every other name none.
+    fn try_from(saved: SavedWorkload) -> Result<WorkloadSpec, String> {
+        let kind = match (saved.name, saved.custom) {
+            (SavedName::Sysbench(name), None) => Workload::Sysbench(name),
+            (SavedName::Custom, Some(file)) => Workload::File(file),
+            _ => {
+                return Err(
+                    "the workload is custom but has no workload file, or the reverse".into(),
+                );
+            }
+        };
+        Ok(WorkloadSpec {
+            kind,
+            tables: TablesSpec {
+                count: saved.tables,
+                rows: saved.table_size,
+                prepare: saved.prepare,
+                auto_inc: saved.auto_inc,
+                secondary: saved.secondary,
+                create_secondary: saved.create_secondary,
+                storage_engine: saved.storage_engine,
+            },
+            sysbench: SysbenchOptions {
+                range_size: saved.range_size,
+                point_selects: saved.point_selects,
+                simple_ranges: saved.simple_ranges,
+                sum_ranges: saved.sum_ranges,
+                order_ranges: saved.order_ranges,
+                distinct_ranges: saved.distinct_ranges,
+                index_updates: saved.index_updates,
+                non_index_updates: saved.non_index_updates,
+                delete_inserts: saved.delete_inserts,
+                range_selects: saved.range_selects,
+                skip_trx: saved.skip_trx,
+                random_points: saved.random_points,
+                number_of_ranges: saved.number_of_ranges,
+                delta: saved.delta,
+            },
+            ps_mode: saved.ps_mode,
+            rand: saved.rand,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A saved workload reads into the spec and saves back the same, whatever its kind;
+    /// one whose name and file disagree is refused.
+    #[test]
+    fn a_saved_workload_reads_and_saves_the_same() {
+        let builtin =
+            serde_json::to_value(WorkloadSpec::sysbench(WorkloadName::OltpInsert)).unwrap();
+        assert_eq!(builtin["name"], "oltp_insert");
+        assert!(builtin.get("custom").is_none());
+        let file = custom::tests::load(custom::tests::SAMPLE).unwrap();
+        let mut spec = WorkloadSpec::sysbench(WorkloadName::OltpReadWrite);
+        spec.kind = Workload::File(file);
+        let saved = serde_json::to_value(&spec).unwrap();
+        assert_eq!(saved["name"], "custom");
+        for value in [builtin, saved.clone()] {
+            let read: WorkloadSpec = serde_json::from_value(value.clone()).unwrap();
+            assert_eq!(serde_json::to_value(read).unwrap(), value);
+        }
+        let kept = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/audit-point-select.json");
+        let kept: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(kept).unwrap()).unwrap();
+        let kept = kept["plan"]["workload"].clone();
+        let read: WorkloadSpec = serde_json::from_value(kept.clone()).unwrap();
+        assert_eq!(serde_json::to_value(read).unwrap(), kept);
+        let mut orphan = saved;
+        orphan.as_object_mut().unwrap().remove("custom");
+        let refused = serde_json::from_value::<WorkloadSpec>(orphan).unwrap_err();
+        assert!(
+            refused.to_string().contains("no workload file"),
+            "{refused}"
+        );
     }
 }

@@ -4,6 +4,10 @@
 //! relatives, select_random_points/ranges and bulk_insert. Each group of statements picks
 //! one random table, as `oltp_common.lua` does. Statements are server-side prepared once
 //! per connection and table, unless `--ps-mode disable` asks for text queries.
+//!
+//! Only the built-in workloads live here: each function takes the script's
+//! [`WorkloadName`] with the spec, and `session` picks this file or a workload file's
+//! code for a connection.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -11,41 +15,14 @@ use std::sync::Arc;
 use mysql::prelude::Queryable;
 use mysql::{Conn, Value};
 
-use crate::workload::WorkloadSpec;
-use crate::workload::check_sample::{Coverage, Draw, MIN_PER_CLASS};
-use crate::workload::custom::CustomSession;
+use crate::workload::check_sample::{Coverage, MIN_PER_CLASS, ReadSample};
 use crate::workload::event_log::{ClassId, ClassNames, EventLog, StatementKind};
 use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, UniqueSequence, WorkloadRng};
 use crate::workload::statement::Stmt;
-use crate::workload::{PsMode, WorkloadName};
+use crate::workload::{PsMode, SysbenchOptions, WorkloadName, WorkloadSpec};
 
 /// sysbench's bulk insert buffer size.
 const BULK_PACKET_SIZE: usize = 512 * 1024;
-
-/// Statements executed by kind, as sysbench reports reads/writes/other.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct QueryCounts {
-    /// SELECT statements.
-    pub(crate) read: u64,
-    /// UPDATE, DELETE and INSERT statements.
-    pub(crate) write: u64,
-    /// BEGIN and COMMIT.
-    pub(crate) other: u64,
-}
-
-impl QueryCounts {
-    /// Adds another set of counts.
-    pub(crate) fn add(&mut self, other: &QueryCounts) {
-        self.read += other.read;
-        self.write += other.write;
-        self.other += other.other;
-    }
-
-    /// All statements.
-    pub(crate) fn total(&self) -> u64 {
-        self.read + self.write + self.other
-    }
-}
 
 /// The statement groups of the OLTP scripts, in sysbench's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,34 +94,34 @@ impl Group {
 }
 
 /// The groups of an OLTP event with their repetition counts.
-fn event_groups(spec: &WorkloadSpec) -> Vec<(Group, u32)> {
+fn event_groups(name: WorkloadName, options: &SysbenchOptions) -> Vec<(Group, u32)> {
     let ranges = [
-        (Group::SimpleRanges, spec.simple_ranges),
-        (Group::SumRanges, spec.sum_ranges),
-        (Group::OrderRanges, spec.order_ranges),
-        (Group::DistinctRanges, spec.distinct_ranges),
+        (Group::SimpleRanges, options.simple_ranges),
+        (Group::SumRanges, options.sum_ranges),
+        (Group::OrderRanges, options.order_ranges),
+        (Group::DistinctRanges, options.distinct_ranges),
     ];
     let writes = [
-        (Group::IndexUpdates, spec.index_updates),
-        (Group::NonIndexUpdates, spec.non_index_updates),
-        (Group::DeleteInserts, spec.delete_inserts),
+        (Group::IndexUpdates, options.index_updates),
+        (Group::NonIndexUpdates, options.non_index_updates),
+        (Group::DeleteInserts, options.delete_inserts),
     ];
     let mut groups: Vec<(Group, u32)> = Vec::new();
-    match spec.name {
+    match name {
         WorkloadName::OltpReadWrite | WorkloadName::OltpReadOnly => {
-            groups.push((Group::PointSelects, spec.point_selects));
-            if spec.range_selects {
+            groups.push((Group::PointSelects, options.point_selects));
+            if options.range_selects {
                 groups.extend(ranges);
             }
-            if spec.name == WorkloadName::OltpReadWrite {
+            if name == WorkloadName::OltpReadWrite {
                 groups.extend(writes);
             }
         }
         WorkloadName::OltpWriteOnly => groups.extend(writes),
         WorkloadName::OltpPointSelect => groups.push((Group::PointSelects, 1)),
-        WorkloadName::OltpUpdateIndex => groups.push((Group::IndexUpdates, spec.index_updates)),
+        WorkloadName::OltpUpdateIndex => groups.push((Group::IndexUpdates, options.index_updates)),
         WorkloadName::OltpUpdateNonIndex => {
-            groups.push((Group::NonIndexUpdates, spec.non_index_updates))
+            groups.push((Group::NonIndexUpdates, options.non_index_updates))
         }
         WorkloadName::OltpDelete => groups.push((Group::Deletes, 1)),
         _ => {}
@@ -153,36 +130,21 @@ fn event_groups(spec: &WorkloadSpec) -> Vec<(Group, u32)> {
     groups
 }
 
-/// A read statement with its parameters drawn, for comparing the sides' answers.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ReadSample {
-    /// Its query class: the statement's template, tables folded (`sbtestN`, `{t}`).
-    pub(crate) class: String,
-    /// The statement, with `?` for each parameter.
-    pub(crate) sql: String,
-    /// The parameters, in order.
-    pub(crate) params: Vec<Value>,
-}
-
-/// `n` read statements of this workload's events (sysbench's groups in turn, or the
-/// custom workload's reads), each with parameters drawn as an event would draw them.
-/// Empty when the workload reads nothing that can be sampled.
-pub(crate) fn sample_reads(spec: &WorkloadSpec, seed: u64, coverage: Coverage) -> Vec<ReadSample> {
-    let mut rng = WorkloadRng::with_spec(seed, spec.rand);
-    if let Some(custom) = &spec.custom {
-        let draw = Draw {
-            rng: &mut rng,
-            tables: spec.tables,
-            table_size: spec.table_size,
-        };
-        return custom.sample_reads(draw, coverage);
-    }
+/// `n` read statements of script `name`'s events (sysbench's groups in turn), each with
+/// parameters drawn from `rng` as an event would draw them. Empty when the script reads
+/// nothing that can be sampled.
+pub(crate) fn sample_reads(
+    name: WorkloadName,
+    spec: &WorkloadSpec,
+    rng: &mut WorkloadRng,
+    coverage: Coverage,
+) -> Vec<ReadSample> {
     // A built-in workload has no captured values: every value is drawn.
     let n = match coverage {
         Coverage::Spread(n) => n,
         Coverage::EveryValue => 0,
     };
-    let groups: Vec<Group> = event_groups(spec)
+    let groups: Vec<Group> = event_groups(name, &spec.sysbench)
         .into_iter()
         .map(|(group, _)| group)
         .filter(|group| group.is_read())
@@ -194,14 +156,17 @@ pub(crate) fn sample_reads(spec: &WorkloadSpec, seed: u64, coverage: Coverage) -
     (0..count as usize)
         .map(|i| {
             let group = groups[i % groups.len()];
-            let table = rng.uniform(1, spec.tables.max(1));
+            let table = rng.uniform(1, spec.tables.count.max(1));
             let template = group.statements()[0];
             let sql = template.replace("{}", &table.to_string());
-            let id = rng.row_id(spec.table_size);
+            let id = rng.row_id(spec.tables.rows);
             let params = if group == Group::PointSelects {
                 vec![Value::from(id)]
             } else {
-                vec![Value::from(id), Value::from(id + spec.range_size - 1)]
+                vec![
+                    Value::from(id),
+                    Value::from(id + spec.sysbench.range_size - 1),
+                ]
             };
             ReadSample {
                 class: template.replace("{}", "N"),
@@ -224,29 +189,22 @@ struct SysbenchClasses {
 }
 
 impl SysbenchClasses {
-    fn of(spec: &WorkloadSpec) -> (SysbenchClasses, ClassNames) {
+    fn of(name: WorkloadName, options: &SysbenchOptions) -> (SysbenchClasses, ClassNames) {
+        let transactions = name.uses_transactions(options);
         let mut names = ClassNames::default();
-        let begin = if spec.uses_transactions() {
-            names.id("BEGIN")
-        } else {
-            0
-        };
-        let groups = event_groups(spec)
+        let begin = if transactions { names.id("BEGIN") } else { 0 };
+        let groups = event_groups(name, options)
             .iter()
             .map(|(group, _)| group.class_names().iter().map(|n| names.id(n)).collect())
             .collect();
-        let single = match spec.name {
+        let single = match name {
             WorkloadName::OltpInsert => names.id("insert"),
             WorkloadName::SelectRandomPoints => names.id("random points"),
             WorkloadName::SelectRandomRanges => names.id("random ranges"),
             WorkloadName::BulkInsert => names.id("bulk insert"),
             _ => 0,
         };
-        let commit = if spec.uses_transactions() {
-            names.id("COMMIT")
-        } else {
-            0
-        };
+        let commit = if transactions { names.id("COMMIT") } else { 0 };
         let classes = SysbenchClasses {
             begin,
             commit,
@@ -257,14 +215,10 @@ impl SysbenchClasses {
     }
 }
 
-/// The workload's query classes, by [`ClassId`]: the sysbench statement kinds of a
-/// built-in workload, each statement text of a workload file, with BEGIN and COMMIT
-/// where the events use them.
-pub(crate) fn query_classes(spec: &WorkloadSpec) -> Vec<String> {
-    match &spec.custom {
-        Some(custom) if spec.name == WorkloadName::Custom => custom.class_names().into_names(),
-        _ => SysbenchClasses::of(spec).1.into_names(),
-    }
+/// Script `name`'s query classes, by [`ClassId`]: its sysbench statement kinds, with
+/// BEGIN and COMMIT where its events use them.
+pub(crate) fn query_classes(name: WorkloadName, options: &SysbenchOptions) -> Vec<String> {
+    SysbenchClasses::of(name, options).1.into_names()
 }
 
 /// Where this connection sits among the round's connections.
@@ -276,16 +230,6 @@ pub(crate) struct SessionContext {
     pub(crate) threads: u32,
     /// Distinct ids for oltp_insert with client-generated ids.
     pub(crate) unique: Arc<UniqueSequence>,
-}
-
-/// What an event does, with everything it needs prepared: one of sysbench's scripts,
-/// or the transactions of a workload file.
-#[derive(Debug)]
-enum Script {
-    /// A sysbench workload.
-    Sysbench(SysbenchScript),
-    /// The transactions of a workload file.
-    Custom(CustomSession),
 }
 
 /// The prepared statements of a sysbench workload.
@@ -304,52 +248,30 @@ enum SysbenchScript {
     Bulk { buffer: String, next_id: u64 },
 }
 
-/// A connection's prepared workload, sysbench's or a workload file's.
+/// A connection's prepared sysbench workload.
 #[derive(Debug)]
-pub(crate) struct WorkloadSession {
-    script: Script,
+pub(crate) struct SysbenchSession {
+    script: SysbenchScript,
     classes: SysbenchClasses,
     spec: WorkloadSpec,
     context: SessionContext,
     transactions: bool,
-    rng: WorkloadRng,
 }
 
-impl WorkloadSession {
-    /// Prepares every statement of the workload on `conn`.
+impl SysbenchSession {
+    /// Prepares every statement of script `name` on `conn`.
     pub(crate) fn prepare(
         conn: &mut Conn,
+        name: WorkloadName,
         spec: &WorkloadSpec,
         context: SessionContext,
-        seed: u64,
-    ) -> Result<WorkloadSession, mysql::Error> {
+    ) -> Result<SysbenchSession, mysql::Error> {
         let prepared = spec.ps_mode == PsMode::Auto;
-        let script = match spec.name {
-            WorkloadName::Custom => {
-                let custom = spec
-                    .custom
-                    .as_ref()
-                    .expect("a custom workload has its file");
-                Script::Custom(CustomSession::prepare(
-                    conn,
-                    custom,
-                    spec.tables,
-                    spec.table_size,
-                    prepared,
-                )?)
-            }
-            _ => Script::Sysbench(prepare_sysbench(conn, spec, &context, prepared)?),
-        };
-        let transactions = match &script {
-            Script::Custom(session) => session.uses_transactions(),
-            Script::Sysbench(_) => spec.uses_transactions(),
-        };
-        Ok(WorkloadSession {
-            script,
-            classes: SysbenchClasses::of(spec).0,
-            transactions,
+        Ok(SysbenchSession {
+            script: prepare_sysbench(conn, name, spec, &context, prepared)?,
+            classes: SysbenchClasses::of(name, &spec.sysbench).0,
+            transactions: name.uses_transactions(&spec.sysbench),
             spec: spec.clone(),
-            rng: WorkloadRng::with_spec(seed, spec.rand),
             context,
         })
     }
@@ -359,41 +281,39 @@ impl WorkloadSession {
         self.transactions
     }
 
-    /// Runs one event; `log` receives every statement that completed.
+    /// Runs one event, its values drawn from `rng`; `log` receives every statement
+    /// that completed.
     pub(crate) fn event(
         &mut self,
         conn: &mut Conn,
+        rng: &mut WorkloadRng,
         log: &mut EventLog,
     ) -> Result<(), mysql::Error> {
-        let script = match &mut self.script {
-            Script::Custom(session) => return session.event(conn, &mut self.rng, log),
-            Script::Sysbench(script) => script,
-        };
         let classes = &self.classes;
         if self.transactions {
             log.statement(classes.begin, StatementKind::Other, || {
                 conn.query_drop("BEGIN")
             })?;
         }
-        match script {
+        match &mut self.script {
             SysbenchScript::Groups { groups, statements } => {
                 for (index, &(group, repeat)) in groups.iter().enumerate() {
-                    let table = self.rng.uniform(1, statements.len() as u32) as usize - 1;
+                    let table = rng.uniform(1, statements.len() as u32) as usize - 1;
                     let stmts = Classed {
                         stmts: &statements[table][index],
                         classes: &classes.groups[index],
                     };
-                    run_group(conn, (group, repeat), stmts, &self.spec, &mut self.rng, log)?;
+                    run_group(conn, (group, repeat), stmts, &self.spec, rng, log)?;
                 }
             }
             SysbenchScript::Insert => {
-                let sql = insert_text(&self.spec, &self.context, &mut self.rng);
+                let sql = insert_text(&self.spec, &self.context, rng);
                 log.statement(classes.single, StatementKind::Write, || {
                     conn.query_drop(sql)
                 })?;
             }
             SysbenchScript::KeyLookup { statement, ranges } => {
-                let params = key_lookup_params(&self.spec, &self.context, *ranges, &mut self.rng);
+                let params = key_lookup_params(&self.spec, &self.context, *ranges, rng);
                 log.statement(classes.single, StatementKind::Read, || {
                     statement.exec(conn, params)
                 })?;
@@ -418,7 +338,7 @@ impl WorkloadSession {
 
     /// Ends the session: flushes a pending bulk insert, as sysbench does at thread exit.
     pub(crate) fn finish(&mut self, conn: &mut Conn) -> Result<(), mysql::Error> {
-        if let Script::Sysbench(SysbenchScript::Bulk { buffer, .. }) = &mut self.script
+        if let SysbenchScript::Bulk { buffer, .. } = &mut self.script
             && !buffer.is_empty()
         {
             conn.query_drop(buffer.as_str())?;
@@ -430,9 +350,9 @@ impl WorkloadSession {
 
 /// oltp_insert's statement: one text INSERT into a random table.
 fn insert_text(spec: &WorkloadSpec, context: &SessionContext, rng: &mut WorkloadRng) -> String {
-    let table = rng.uniform(1, spec.tables);
-    let k = rng.row_id(spec.table_size.max(1));
-    let id = if spec.auto_inc {
+    let table = rng.uniform(1, spec.tables.count);
+    let k = rng.row_id(spec.tables.rows.max(1));
+    let id = if spec.tables.auto_inc {
         0
     } else {
         i64::from(context.unique.next()) - 2_147_483_648
@@ -445,25 +365,18 @@ fn insert_text(spec: &WorkloadSpec, context: &SessionContext, rng: &mut Workload
     sql
 }
 
-/// How many server-side prepared statements one connection of this workload holds (0
-/// in the text protocol), which times the connections must fit the server's
-/// `max_prepared_stmt_count`.
-pub(crate) fn prepared_per_connection(spec: &WorkloadSpec) -> u64 {
-    if spec.ps_mode == PsMode::Disable {
-        return 0;
-    }
-    if let Some(custom) = &spec.custom {
-        return custom.prepared_per_connection(spec.tables);
-    }
-    match spec.name {
-        WorkloadName::OltpInsert | WorkloadName::BulkInsert | WorkloadName::Custom => 0,
+/// How many server-side prepared statements one connection of script `name` holds in
+/// the binary protocol.
+pub(crate) fn prepared_per_connection(name: WorkloadName, spec: &WorkloadSpec) -> u64 {
+    match name {
+        WorkloadName::OltpInsert | WorkloadName::BulkInsert => 0,
         WorkloadName::SelectRandomPoints | WorkloadName::SelectRandomRanges => 1,
         _ => {
-            let per_table: usize = event_groups(spec)
+            let per_table: usize = event_groups(name, &spec.sysbench)
                 .iter()
                 .map(|(group, _)| group.statements().len())
                 .sum();
-            u64::from(spec.tables) * per_table as u64
+            u64::from(spec.tables.count) * per_table as u64
         }
     }
 }
@@ -471,14 +384,15 @@ pub(crate) fn prepared_per_connection(spec: &WorkloadSpec) -> u64 {
 /// Prepares the statements of a sysbench workload on `conn`.
 fn prepare_sysbench(
     conn: &mut Conn,
+    name: WorkloadName,
     spec: &WorkloadSpec,
     context: &SessionContext,
     prepared: bool,
 ) -> Result<SysbenchScript, mysql::Error> {
-    Ok(match spec.name {
+    Ok(match name {
         WorkloadName::OltpInsert => SysbenchScript::Insert,
         WorkloadName::SelectRandomPoints => {
-            let points = vec!["?"; spec.random_points as usize].join(", ");
+            let points = vec!["?"; spec.sysbench.random_points as usize].join(", ");
             let sql = format!("SELECT id, k, c, pad FROM sbtest1 WHERE k IN ({points})");
             SysbenchScript::KeyLookup {
                 statement: Stmt::new(conn, &sql, prepared)?,
@@ -486,7 +400,8 @@ fn prepare_sysbench(
             }
         }
         WorkloadName::SelectRandomRanges => {
-            let ranges = vec!["k BETWEEN ? AND ?"; spec.number_of_ranges as usize].join(" OR ");
+            let ranges =
+                vec!["k BETWEEN ? AND ?"; spec.sysbench.number_of_ranges as usize].join(" OR ");
             let sql = format!("SELECT count(k) FROM sbtest1 WHERE {ranges}");
             SysbenchScript::KeyLookup {
                 statement: Stmt::new(conn, &sql, prepared)?,
@@ -500,18 +415,19 @@ fn prepare_sysbench(
                 next_id: 0,
             }
         }
-        _ => prepare_groups(conn, spec, prepared)?,
+        _ => prepare_groups(conn, name, spec, prepared)?,
     })
 }
 
 fn prepare_groups(
     conn: &mut Conn,
+    name: WorkloadName,
     spec: &WorkloadSpec,
     prepared: bool,
 ) -> Result<SysbenchScript, mysql::Error> {
-    let groups = event_groups(spec);
-    let mut statements = Vec::with_capacity(spec.tables as usize);
-    for table in 1..=spec.tables {
+    let groups = event_groups(name, &spec.sysbench);
+    let mut statements = Vec::with_capacity(spec.tables.count as usize);
+    for table in 1..=spec.tables.count {
         let mut per_group = Vec::with_capacity(groups.len());
         for (group, _) in &groups {
             let prepared_group = group
@@ -558,13 +474,13 @@ fn run_group(
 ) -> Result<(), mysql::Error> {
     let kind = group.kind();
     for _ in 0..repeat {
-        let id = rng.row_id(spec.table_size);
+        let id = rng.row_id(spec.tables.rows);
         match group {
             Group::PointSelects | Group::IndexUpdates | Group::Deletes => {
                 stmts.exec(conn, 0, kind, vec![Value::from(id)], log)?
             }
             Group::SimpleRanges | Group::SumRanges | Group::OrderRanges | Group::DistinctRanges => {
-                let end = id + spec.range_size - 1;
+                let end = id + spec.sysbench.range_size - 1;
                 stmts.exec(conn, 0, kind, vec![Value::from(id), Value::from(end)], log)?;
             }
             Group::NonIndexUpdates => {
@@ -572,7 +488,7 @@ fn run_group(
                 stmts.exec(conn, 0, kind, vec![Value::from(c), Value::from(id)], log)?;
             }
             Group::DeleteInserts => {
-                let k = rng.row_id(spec.table_size);
+                let k = rng.row_id(spec.tables.rows);
                 let c = rng.template_string(C_TEMPLATE);
                 let pad = rng.template_string(PAD_TEMPLATE);
                 stmts.exec(conn, 0, kind, vec![Value::from(id)], log)?;
@@ -597,18 +513,18 @@ fn key_lookup_params(
     ranges: bool,
     rng: &mut WorkloadRng,
 ) -> Vec<Value> {
-    let slice = u64::from(spec.table_size) / u64::from(context.threads.max(1));
+    let slice = u64::from(spec.tables.rows) / u64::from(context.threads.max(1));
     let low = (slice * u64::from(context.thread)) as u32;
     let high = low + slice as u32;
     if ranges {
-        (0..spec.number_of_ranges)
+        (0..spec.sysbench.number_of_ranges)
             .flat_map(|_| {
                 let start = rng.default_in(low, high);
-                [Value::from(start), Value::from(start + spec.delta)]
+                [Value::from(start), Value::from(start + spec.sysbench.delta)]
             })
             .collect()
     } else {
-        (0..spec.random_points)
+        (0..spec.sysbench.random_points)
             .map(|_| Value::from(rng.default_in(low, high)))
             .collect()
     }
@@ -649,13 +565,13 @@ fn bulk_append(
 mod tests {
     use super::*;
 
-    fn spec(name: &str) -> WorkloadSpec {
-        let name: WorkloadName = serde_json::from_value(serde_json::json!(name)).unwrap();
-        WorkloadSpec::sysbench(name)
+    fn name(name: &str) -> WorkloadName {
+        serde_json::from_value(serde_json::json!(name)).unwrap()
     }
 
-    fn mix(spec: &WorkloadSpec) -> (u32, u32) {
-        let groups = event_groups(spec);
+    fn mix(script: &str) -> (u32, u32) {
+        let name = name(script);
+        let groups = event_groups(name, &WorkloadSpec::sysbench(name).sysbench);
         let reads = groups
             .iter()
             .filter(|(g, _)| g.is_read())
@@ -669,18 +585,23 @@ mod tests {
         (reads, writes)
     }
 
+    fn transactions(script: &str) -> bool {
+        let name = name(script);
+        name.uses_transactions(&WorkloadSpec::sysbench(name).sysbench)
+    }
+
     #[test]
     fn statement_mix_matches_sysbench() {
-        assert_eq!(mix(&spec("oltp_read_write")), (14, 4));
-        assert_eq!(mix(&spec("oltp_read_only")), (14, 0));
-        assert_eq!(mix(&spec("oltp_write_only")), (0, 4));
-        assert_eq!(mix(&spec("oltp_point_select")), (1, 0));
-        assert_eq!(mix(&spec("oltp_update_index")), (0, 1));
-        assert_eq!(mix(&spec("oltp_update_non_index")), (0, 1));
-        assert_eq!(mix(&spec("oltp_delete")), (0, 1));
-        assert!(!spec("oltp_point_select").uses_transactions());
-        assert!(spec("oltp_read_write").uses_transactions());
-        assert!(spec("oltp_write_only").uses_transactions());
-        assert!(!spec("oltp_delete").uses_transactions());
+        assert_eq!(mix("oltp_read_write"), (14, 4));
+        assert_eq!(mix("oltp_read_only"), (14, 0));
+        assert_eq!(mix("oltp_write_only"), (0, 4));
+        assert_eq!(mix("oltp_point_select"), (1, 0));
+        assert_eq!(mix("oltp_update_index"), (0, 1));
+        assert_eq!(mix("oltp_update_non_index"), (0, 1));
+        assert_eq!(mix("oltp_delete"), (0, 1));
+        assert!(!transactions("oltp_point_select"));
+        assert!(transactions("oltp_read_write"));
+        assert!(transactions("oltp_write_only"));
+        assert!(!transactions("oltp_delete"));
     }
 }

@@ -10,9 +10,8 @@ use anyhow::{Context, bail};
 use mysql::prelude::Queryable;
 
 use crate::db::ConnectSpec;
-use crate::workload::WorkloadSpec;
 use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, WorkloadRng};
-use crate::workload::{PrepareMode, WorkloadName};
+use crate::workload::{PrepareMode, Workload, WorkloadName, WorkloadSpec};
 
 /// The table comment that marks a table as created by abtest.
 pub(crate) const OWNER_MARK: &str = "created by abtest";
@@ -43,7 +42,7 @@ pub(crate) fn own_tables(spec: &WorkloadSpec, max_threads: u32) -> Vec<String> {
         0
     };
     let mut names: Vec<String> = (1..=sbtest).map(|t| format!("sbtest{t}")).collect();
-    if let Some(custom) = &spec.custom {
+    if let Some(custom) = spec.file() {
         names.extend(custom.tables.iter().map(|t| t.to_lowercase()));
     }
     names
@@ -125,10 +124,10 @@ pub(crate) fn cleanup(conn: &mut mysql::Conn, named: &[String]) -> anyhow::Resul
 
 /// The tables a workload uses: sbtest1..N, or one bulk table per connection.
 pub(crate) fn table_count(spec: &WorkloadSpec, max_threads: u32) -> u32 {
-    if spec.name == WorkloadName::BulkInsert {
+    if spec.kind == Workload::Sysbench(WorkloadName::BulkInsert) {
         max_threads
     } else {
-        spec.tables
+        spec.tables.count
     }
 }
 
@@ -151,7 +150,7 @@ pub(crate) fn prepare(
     };
     for table in 1..=tables {
         let mut state = inspect(&mut conn, table, spec)?;
-        if spec.name == WorkloadName::BulkInsert
+        if spec.kind == Workload::Sysbench(WorkloadName::BulkInsert)
             && state == TableState::Matches
             && !is_owned(&mut conn, table)?
         {
@@ -161,7 +160,7 @@ pub(crate) fn prepare(
                 owned: false,
             };
         }
-        if needs_load(table, &state, spec.prepare)? {
+        if needs_load(table, &state, spec.tables.prepare)? {
             if state != TableState::Missing {
                 conn.query_drop(format!("DROP TABLE sbtest{table}"))?;
             }
@@ -184,7 +183,7 @@ pub(crate) fn prepare(
                 .unwrap_or_else(|_| bail!("a loader thread panicked"))
         })
     })?;
-    if let Some(custom) = &spec.custom {
+    if let Some(custom) = spec.file() {
         for sql in &custom.setup {
             conn.query_drop(sql)
                 .with_context(|| format!("workload file setup statement `{sql}` failed"))?;
@@ -265,7 +264,7 @@ pub(crate) fn inspect(
         return Ok(TableState::Missing);
     };
     let owned = comment == OWNER_MARK;
-    if spec.name == WorkloadName::BulkInsert {
+    if spec.kind == Workload::Sysbench(WorkloadName::BulkInsert) {
         return bulk_state(conn, &name, owned);
     }
     let shape = columns(conn, &name)?;
@@ -364,7 +363,7 @@ fn load_table(
     table: u32,
 ) -> anyhow::Result<()> {
     conn.query_drop(create_table_sql(spec, table))?;
-    if spec.name == WorkloadName::BulkInsert {
+    if spec.kind == Workload::Sysbench(WorkloadName::BulkInsert) {
         return Ok(());
     }
     let mut rng = WorkloadRng::with_spec(seed ^ (u64::from(table) << 32) ^ 0x5eed, spec.rand);
@@ -378,7 +377,7 @@ fn load_table(
         }
         let batch = ROWS_PER_INSERT.min(rows - written);
         sql.clear();
-        let columns = if spec.auto_inc {
+        let columns = if spec.tables.auto_inc {
             "k, c, pad"
         } else {
             "id, k, c, pad"
@@ -389,10 +388,10 @@ fn load_table(
                 sql.push(',');
             }
             sql.push('(');
-            if !spec.auto_inc {
+            if !spec.tables.auto_inc {
                 let _ = write!(sql, "{},", written + row + 1);
             }
-            let _ = write!(sql, "{},'", rng.row_id(spec.table_size));
+            let _ = write!(sql, "{},'", rng.row_id(spec.tables.rows));
             rng.fill_template(C_TEMPLATE, &mut sql);
             sql.push_str("','");
             rng.fill_template(PAD_TEMPLATE, &mut sql);
@@ -401,7 +400,7 @@ fn load_table(
         conn.query_drop(&sql)?;
         written += batch;
     }
-    if spec.create_secondary {
+    if spec.tables.create_secondary {
         conn.query_drop(format!("CREATE INDEX k_{table} ON sbtest{table}(k)"))?;
     }
     Ok(())
@@ -409,18 +408,21 @@ fn load_table(
 
 /// The CREATE TABLE statement, as sysbench's `create_table` (and `bulk_insert.lua`).
 fn create_table_sql(spec: &WorkloadSpec, table: u32) -> String {
-    let options = format!("ENGINE = {} COMMENT = '{OWNER_MARK}'", spec.storage_engine);
-    if spec.name == WorkloadName::BulkInsert {
+    let options = format!(
+        "ENGINE = {} COMMENT = '{OWNER_MARK}'",
+        spec.tables.storage_engine
+    );
+    if spec.kind == Workload::Sysbench(WorkloadName::BulkInsert) {
         return format!(
             "CREATE TABLE sbtest{table} (\n  id INTEGER NOT NULL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  PRIMARY KEY (id)\n) {options}"
         );
     }
-    let id = if spec.auto_inc {
+    let id = if spec.tables.auto_inc {
         "INTEGER NOT NULL AUTO_INCREMENT"
     } else {
         "INTEGER NOT NULL"
     };
-    let key = if spec.secondary {
+    let key = if spec.tables.secondary {
         "KEY xid"
     } else {
         "PRIMARY KEY"
