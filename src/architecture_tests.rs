@@ -202,3 +202,327 @@ fn a_planted_upward_import_is_found_also_in_a_group() {
         ["plan (rank 5) imports runner (rank 8)"]
     );
 }
+
+/// The code of `text` that is built outside tests: line comments and inline
+/// `#[cfg(test)] mod … { … }` blocks removed.
+fn non_test_code(text: &str) -> String {
+    let code: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let inline_tests =
+        regex::Regex::new(r"#\[cfg\(test\)\]\s*(pub(\([a-z]+\))?\s+)?mod\s+\w+\s*\{").unwrap();
+    let mut kept = String::new();
+    let mut rest = code.as_str();
+    while let Some(found) = inline_tests.find(rest) {
+        kept.push_str(&rest[..found.start()]);
+        rest = &rest[found.end()..];
+        let mut depth = 1;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })
+            .map_or(rest.len(), |(i, _)| i + 1);
+        rest = &rest[end..];
+    }
+    kept.push_str(rest);
+    kept
+}
+
+/// The files under `src` built only for tests: `*_tests.rs`, `tests.rs`, and files
+/// declared as `#[cfg(test)] mod name;`.
+fn test_only_files(src: &Path) -> BTreeSet<std::path::PathBuf> {
+    let declared = regex::Regex::new(
+        r#"#\[cfg\(test\)\]\s*(#\[path = "([^"]+)"\]\s*)?(pub(\([a-z]+\))?\s+)?mod\s+(\w+)\s*;"#,
+    )
+    .unwrap();
+    let mut files = BTreeSet::new();
+    for file in rust_files(src) {
+        let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+        if stem.ends_with("_tests") || stem == "tests" {
+            files.insert(file.clone());
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let dir = file.parent().unwrap();
+        let children = if matches!(stem.as_str(), "mod" | "lib" | "main") {
+            dir.to_path_buf()
+        } else {
+            dir.join(&stem)
+        };
+        for found in declared.captures_iter(&text) {
+            match found.get(2) {
+                Some(path) => files.insert(dir.join(path.as_str())),
+                None => files.insert(children.join(format!("{}.rs", &found[5]))),
+            };
+        }
+    }
+    files
+}
+
+/// The places in `code` that write to stdout or stderr themselves.
+fn own_printing(code: &str) -> Vec<String> {
+    let printing =
+        regex::Regex::new(r"\b(e?print(ln)?|dbg)!|\b(stdout|stderr)\(\)|\bio::(stdout|stderr)\b")
+            .unwrap();
+    printing
+        .find_iter(code)
+        .map(|m| {
+            let line = code[..m.start()].lines().count().max(1);
+            format!("`{}` (code line {line})", m.as_str())
+        })
+        .collect()
+}
+
+/// The one module that writes to the terminal.
+const TERMINAL: &str = "terminal.rs";
+
+#[test]
+fn only_the_terminal_module_prints() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let tests = test_only_files(&src);
+    assert!(
+        tests.contains(&src.join("runner/round_loop_tests.rs"))
+            && tests.contains(&src.join("plan/example.rs")),
+        "{tests:?}"
+    );
+    let mut wrong = Vec::new();
+    for file in rust_files(&src) {
+        let relative = file.strip_prefix(&src).unwrap();
+        if tests.contains(&file) || relative == Path::new(TERMINAL) {
+            continue;
+        }
+        let code = non_test_code(&std::fs::read_to_string(&file).unwrap());
+        for place in own_printing(&code) {
+            wrong.push(format!("{}: {place}", relative.display()));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "printing outside {TERMINAL}: route it through crate::terminal\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn a_planted_print_is_found_and_a_test_print_is_not() {
+    let code = non_test_code(
+        "fn f() {\n    eprintln!(\"x\");\n    let _ = std::io::stdout().lock();\n}\n\
+         // println!(\"a comment\")\n\
+         #[cfg(test)]\nmod tests {\n    fn g() { if true { println!(\"y\"); } }\n}\n\
+         fn h() { print!(\"z\"); }\n",
+    );
+    let found = own_printing(&code);
+    let what: Vec<&str> = found.iter().map(|f| f.split('`').nth(1).unwrap()).collect();
+    assert_eq!(what, ["eprintln!", "io::stdout", "print!"], "{found:?}");
+}
+
+/// Folders whose files still depend on each other in a loop, each being rearranged
+/// into an order. Empty it as they land; no folder is to be added.
+const KNOWN_FOLDER_LOOPS: &[&str] = &["results", "workload"];
+
+/// The name of a folder's own module file (`mod.rs`, or `x.rs` beside `x/`) among its
+/// files.
+const FOLDER_MODULE: &str = "mod";
+
+/// Within `folder`, whose files are `files` (name → code, the folder's own module file
+/// as [`FOLDER_MODULE`]): each file → the files of the folder its code names, through
+/// `super::`, `crate::folder::` and, in the module file, `self::` and its children's
+/// names.
+fn folder_edges(
+    folder: &str,
+    files: &BTreeMap<String, String>,
+) -> BTreeMap<String, BTreeSet<String>> {
+    let target = |name: &str| -> Option<String> {
+        match name {
+            "super" => None,
+            "self" => Some(FOLDER_MODULE.to_string()),
+            name if files.contains_key(name) && name != FOLDER_MODULE => Some(name.to_string()),
+            _ => Some(FOLDER_MODULE.to_string()),
+        }
+    };
+    let child = |name: &str| files.contains_key(name).then(|| name.to_string());
+    let bare = regex::Regex::new(r"(?:^|[^\w:])(\w+)::").unwrap();
+    let mut edges = BTreeMap::new();
+    for (name, code) in files {
+        let mut named: BTreeSet<String> = paths_after(code, &format!("crate::{folder}::"))
+            .iter()
+            .filter_map(|n| target(n))
+            .collect();
+        if name == FOLDER_MODULE {
+            named.extend(paths_after(code, "self::").iter().filter_map(|n| child(n)));
+            named.extend(bare.captures_iter(code).filter_map(|c| child(&c[1])));
+        } else {
+            named.extend(
+                paths_after(code, "super::")
+                    .iter()
+                    .filter_map(|n| target(n)),
+            );
+        }
+        named.remove(name);
+        edges.insert(name.clone(), named);
+    }
+    edges
+}
+
+/// The first segment of every path that follows `prefix` in `code` (each item of a
+/// `{…}` group), where `prefix` begins a path rather than continuing one.
+fn paths_after(code: &str, prefix: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for (at, _) in code.match_indices(prefix) {
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c == ':' || c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &code[at + prefix.len()..];
+        match rest.strip_prefix('{') {
+            Some(group) => names.extend(group_items(group)),
+            None => names.extend(identifier(rest)),
+        }
+    }
+    names
+}
+
+/// The groups of files that depend on each other in a loop (strongly connected
+/// components of more than one file), each sorted.
+fn file_loops(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let reach = |from: &str| -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut next = vec![from.to_string()];
+        while let Some(file) = next.pop() {
+            for other in edges.get(&file).into_iter().flatten() {
+                if seen.insert(other.clone()) {
+                    next.push(other.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> =
+        edges.keys().map(|file| (file, reach(file))).collect();
+    let mut loops: Vec<Vec<String>> = Vec::new();
+    for (file, from_file) in &reached {
+        let group: Vec<String> = from_file
+            .iter()
+            .filter(|other| reached.get(other).is_some_and(|r| r.contains(*file)))
+            .cloned()
+            .collect();
+        if group.len() > 1 && !loops.contains(&group) {
+            loops.push(group);
+        }
+    }
+    loops
+}
+
+/// Every folder under `src` that holds modules: its name (`server`, `a/b`) and its
+/// files' non-test code, the folder's own module file as [`FOLDER_MODULE`].
+fn folders(src: &Path) -> BTreeMap<String, BTreeMap<String, String>> {
+    let tests = test_only_files(src);
+    let mut folders: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for file in rust_files(src) {
+        let relative = file.strip_prefix(src).unwrap();
+        let Some(dir) = relative.parent().filter(|d| !d.as_os_str().is_empty()) else {
+            continue;
+        };
+        if tests.contains(&file) {
+            continue;
+        }
+        let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let code = non_test_code(&std::fs::read_to_string(&file).unwrap());
+        folders
+            .entry(dir.to_string_lossy().replace('/', "::"))
+            .or_default()
+            .insert(stem, code);
+        // `x.rs` beside `x/` is the folder's module file.
+        let beside = src.join(dir).with_extension("rs");
+        if beside.is_file() {
+            let code = non_test_code(&std::fs::read_to_string(&beside).unwrap());
+            folders
+                .entry(dir.to_string_lossy().replace('/', "::"))
+                .or_default()
+                .insert(FOLDER_MODULE.to_string(), code);
+        }
+    }
+    folders
+}
+
+#[test]
+fn the_files_of_a_folder_depend_on_each_other_without_a_loop() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let folders = folders(&src);
+    assert!(folders.len() > 10, "{:?}", folders.keys());
+    let mut wrong = Vec::new();
+    let mut still_looping = BTreeSet::new();
+    for (folder, files) in &folders {
+        let edges = folder_edges(folder, files);
+        for group in file_loops(&edges) {
+            if KNOWN_FOLDER_LOOPS.contains(&folder.as_str()) {
+                still_looping.insert(folder.as_str());
+                continue;
+            }
+            let links: Vec<String> = group
+                .iter()
+                .flat_map(|file| {
+                    edges[file]
+                        .iter()
+                        .filter(|other| group.contains(other))
+                        .map(move |other| format!("{file} → {other}"))
+                })
+                .collect();
+            wrong.push(format!("src/{folder}/: {}", links.join(", ")));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "files of a folder in a loop: move what both need into a file of its own\n{}",
+        wrong.join("\n")
+    );
+    let fixed: Vec<&&str> = KNOWN_FOLDER_LOOPS
+        .iter()
+        .filter(|f| !still_looping.contains(**f))
+        .collect();
+    assert!(
+        fixed.is_empty(),
+        "no longer in a loop, take them out of KNOWN_FOLDER_LOOPS: {fixed:?}"
+    );
+}
+
+#[test]
+fn a_planted_file_loop_is_found_through_super_crate_and_the_module_file() {
+    let files: BTreeMap<String, String> = [
+        (
+            "mod",
+            "mod a;\nmod b;\nmod c;\npub(crate) use c::Thing;\nfn f() { self::a::g(); }",
+        ),
+        ("a", "use super::{b::h, Shared};\nfn g() {}"),
+        (
+            "b",
+            "fn h() { crate::box_::c::k(); }\nuse super::super::other;",
+        ),
+        ("c", "fn k() {}\n// super::a::g()\n"),
+        (
+            "d",
+            "use crate::box_::{a, b};\nfn m() { super::super::x(); }",
+        ),
+    ]
+    .into_iter()
+    .map(|(name, code)| (name.to_string(), non_test_code(code)))
+    .collect();
+    let edges = folder_edges("box_", &files);
+    let names = |file: &str| edges[file].iter().cloned().collect::<Vec<_>>();
+    assert_eq!(names("mod"), ["a", "c"]);
+    assert_eq!(names("a"), ["b", "mod"]);
+    assert_eq!(names("b"), ["c"]);
+    assert_eq!(names("c"), Vec::<String>::new());
+    assert_eq!(names("d"), ["a", "b"]);
+    assert_eq!(
+        file_loops(&edges),
+        [vec!["a".to_string(), "mod".to_string()]]
+    );
+}

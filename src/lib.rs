@@ -55,16 +55,24 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            terminal::clap_message(&e.render(), e.use_stderr());
             if !e.use_stderr() {
                 return exit::SUCCESS;
             }
             if let Some(hints) = sysbench::habits::hints(&args) {
-                crate::terminal::line(format_args!("\n{hints}"));
+                terminal::line(format_args!("\n{hints}"));
             }
             return exit::USAGE;
         }
     };
+    terminal::configure(
+        cli.terminal.quiet,
+        match cli.terminal.color {
+            clap::ColorChoice::Auto => terminal::Colour::Auto,
+            clap::ColorChoice::Always => terminal::Colour::Always,
+            clap::ColorChoice::Never => terminal::Colour::Never,
+        },
+    );
     let outcome = match &cli.command {
         None => commands::run::execute(&cli.run, reproduce_command(&args)),
         Some(Command::Analyze(analyze)) => commands::analyze::execute(analyze),
@@ -81,7 +89,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            crate::terminal::error(format_args!("{}", db::errors::chain_message(&e)));
+            terminal::error(format_args!("{}", db::errors::chain_message(&e)));
             exit::code_for(&e)
         }
     }

@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use crate::exit::UsageError;
 
 mod lock;
+mod resolved;
 
 pub(crate) use lock::{OutputLock, lock, lock_path};
+use resolved::resolved;
 
 /// Whether two paths name one file, existing or not (same directory, same name).
 pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
@@ -19,19 +21,6 @@ pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
         (Some(a), Some(b)) => a == b,
         _ => a == b,
     }
-}
-
-/// A path with its directory resolved: the file itself when it exists, else its
-/// resolved parent and its name.
-pub(crate) fn resolved(path: &Path) -> Option<PathBuf> {
-    if let Ok(full) = path.canonicalize() {
-        return Some(full);
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.canonicalize().ok()?,
-        _ => std::env::current_dir().ok()?,
-    };
-    Some(parent.join(path.file_name()?))
 }
 
 /// Refuses an output path that names the input file: writing there would destroy it.

@@ -6,7 +6,8 @@ use anyhow::Context;
 use crate::db::ConnectSpec;
 use crate::plan::{SidePlan, TargetSpec};
 use crate::profile::Side;
-use crate::server::sandbox::{ManagedServer, ServerLaunch};
+use crate::server::launch::ServerLaunch;
+use crate::server::sandbox::ManagedServer;
 
 /// One side's server and connection settings.
 #[derive(Debug)]

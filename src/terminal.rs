@@ -1,21 +1,59 @@
-//! Every line abtest writes for a person goes through here. `eprintln!` panics when
-//! stderr is closed (`abtest … 2>&1 | head -1`), which used to kill a run after its
-//! first round with the results file still saying `running`. Here a stream that cannot
-//! be written is not an error: the text is dropped and, when it is the first such
-//! failure, the run is asked to stop as if signalled, so it still marks the round,
-//! puts the servers back and saves the results, and the file says why it ended.
+//! Every byte abtest writes for a person goes through here: notes, warnings, errors, the
+//! live progress bar, and the tables and plans on stdout. One owner means one answer to
+//! the questions every line raises — is the stream still open, is it a terminal, did
+//! the user ask for quiet, may it be coloured — and a bar that other lines never tear.
+//!
+//! `eprintln!` panics when stderr is closed (`abtest … 2>&1 | head -1`), which used to
+//! kill a run after its first round with the results file still saying `running`. Here
+//! a stream that cannot be written is not an error: the text is dropped and, when it is
+//! the first such failure, the run is asked to stop as if signalled, so it still marks
+//! the round, puts the servers back and saves the results, and the file says why it
+//! ended.
+//!
+//! `--quiet` silences what only tells how things go (notes, per-round lines, the bar);
+//! warnings, errors and everything on stdout stay, as with `hyperfine --style none` or
+//! `ripgrep`'s messages. Colour follows `--color`, and on `auto` what clap does for
+//! its help: `NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE` and whether the stream is a
+//! terminal.
 
 use std::fmt::Display;
-use std::io::{ErrorKind, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io::{ErrorKind, IsTerminal, Write};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use crate::stop;
 
 static STDERR_GONE: AtomicBool = AtomicBool::new(false);
+static QUIET: AtomicBool = AtomicBool::new(false);
+static COLOUR: AtomicU8 = AtomicU8::new(Colour::Auto as u8);
+/// The bar on screen, if any: lines written meanwhile go above it.
+static BAR: Mutex<Option<indicatif::ProgressBar>> = Mutex::new(None);
 
-/// A progress or information line: `abtest: {text}`.
+/// When output may be coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Colour {
+    /// When the stream is a terminal and the environment does not say otherwise.
+    Auto,
+    Always,
+    Never,
+}
+
+/// Sets what the user asked of the terminal, once, before anything is written.
+pub(crate) fn configure(quiet: bool, colour: Colour) {
+    QUIET.store(quiet, Ordering::Relaxed);
+    COLOUR.store(colour as u8, Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given.
+pub(crate) fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// A progress or information line, `abtest: {text}`; silent with `--quiet`.
 pub(crate) fn note(text: impl Display) {
-    line(format_args!("abtest: {text}"));
+    if !quiet() {
+        line(format_args!("abtest: {text}"));
+    }
 }
 
 /// `abtest: warning: {text}`.
@@ -28,13 +66,26 @@ pub(crate) fn error(text: impl Display) {
     line(format_args!("abtest: error: {text}"));
 }
 
-/// A line on stderr exactly as given.
+/// A line on stderr exactly as given, above the bar when one is shown.
 pub(crate) fn line(text: impl Display) {
+    stderr(&format!("{text}\n"));
+}
+
+/// Writes `text` to stderr, above the bar when one is shown.
+fn stderr(text: &str) {
     if STDERR_GONE.load(Ordering::Relaxed) {
         return;
     }
+    if let Some(bar) = BAR.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        bar.println(text.strip_suffix('\n').unwrap_or(text));
+        return;
+    }
     let mut err = std::io::stderr().lock();
-    if writeln!(err, "{text}").and_then(|()| err.flush()).is_err() {
+    if err
+        .write_all(text.as_bytes())
+        .and_then(|()| err.flush())
+        .is_err()
+    {
         STDERR_GONE.store(true, Ordering::Relaxed);
         stop::request("standard error was closed (a reader such as `head` stopped reading)");
     }
@@ -51,5 +102,96 @@ pub(crate) fn stdout(text: &str) {
             stop::request("standard output was closed (a reader such as `head` stopped reading)");
         }
         Err(e) => warning(format_args!("cannot write to stdout ({e})")),
+    }
+}
+
+/// Writes `text` and a newline to stdout, as [`stdout`] does.
+pub(crate) fn stdout_line(text: &str) {
+    stdout(&format!("{text}\n"));
+}
+
+/// A message clap made (help, version, or a usage error), on the stream it belongs to,
+/// in colour when that stream may have it.
+pub(crate) fn clap_message(message: &clap::builder::StyledStr, on_stderr: bool) {
+    let coloured = |in_colour: bool| {
+        if in_colour {
+            message.ansi().to_string()
+        } else {
+            message.to_string()
+        }
+    };
+    if on_stderr {
+        stderr(&coloured(colour(&std::io::stderr())));
+    } else {
+        stdout(&coloured(colour(&std::io::stdout())));
+    }
+}
+
+/// Whether the tables on stdout may be coloured.
+pub(crate) fn colour_on_stdout() -> bool {
+    colour(&std::io::stdout())
+}
+
+fn colour<S: anstream::stream::RawStream>(stream: &S) -> bool {
+    match COLOUR.load(Ordering::Relaxed) {
+        c if c == Colour::Always as u8 => true,
+        c if c == Colour::Never as u8 => false,
+        _ => !matches!(
+            anstream::AutoStream::choice(stream),
+            anstream::ColorChoice::Never
+        ),
+    }
+}
+
+/// The live bar on stderr. While it is shown, every line goes above it; it is shown
+/// only on a terminal and without `--quiet`, and removed when finished or dropped.
+#[derive(Debug)]
+pub(crate) struct Bar(Option<indicatif::ProgressBar>);
+
+impl Bar {
+    /// A bar of `length` steps drawn from `template` (indicatif's template language).
+    pub(crate) fn new(length: u64, template: &str) -> Bar {
+        if quiet() || !std::io::stderr().is_terminal() {
+            return Bar(None);
+        }
+        let bar = indicatif::ProgressBar::new(length);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+            bar.set_style(style);
+        }
+        *BAR.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());
+        Bar(Some(bar))
+    }
+
+    /// A bar that shows nothing.
+    #[cfg(test)]
+    pub(crate) fn hidden() -> Bar {
+        Bar(None)
+    }
+
+    /// Whether the bar is on screen.
+    pub(crate) fn shown(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Moves the bar to `position` with `message` beside it.
+    pub(crate) fn set(&self, position: u64, message: String) {
+        if let Some(bar) = &self.0 {
+            bar.set_position(position);
+            bar.set_message(message);
+        }
+    }
+
+    /// Removes the bar; lines go straight to stderr again.
+    pub(crate) fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+            *BAR.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.finish();
     }
 }

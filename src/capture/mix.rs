@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use super::fingerprint::fingerprint;
 use super::log::Logged;
 use super::template::{self, Literal};
+use crate::db::lexer;
 use crate::db::sql_text::{self, Action};
 
 /// Distinct values kept for a slot drawn from observed frequencies; a number seen in
@@ -216,10 +217,7 @@ enum Role {
 /// changes nothing. A SET (of any scope) or USE is the session's set-up, as is a
 /// statement of comments alone: none is a class of the mix.
 fn role(text: &str) -> Role {
-    if matches!(
-        sql_text::first_keyword(text).as_deref(),
-        Some("set" | "use")
-    ) {
+    if matches!(lexer::first_keyword(text).as_deref(), Some("set" | "use")) {
         return Role::Session;
     }
     match sql_text::classify(text) {
@@ -239,11 +237,11 @@ pub(crate) const NOT_REPLAYED: &str =
 /// first keyword of its code (comments gone, executable comments kept), in a text that
 /// holds one statement.
 pub(crate) fn replayed(text: &str) -> bool {
-    let single = sql_text::statements(text, sql_text::Reading::BackslashEscapes)
+    let single = lexer::statements(text, lexer::Reading::BackslashEscapes)
         .is_ok_and(|codes| codes.len() == 1);
     single
         && matches!(
-            sql_text::first_keyword(text).as_deref(),
+            lexer::first_keyword(text).as_deref(),
             Some(
                 "select"
                     | "insert"

@@ -21,7 +21,7 @@ pub(crate) enum Literal {
     Table(String),
 }
 
-use crate::db::sql_text;
+use crate::db::lexer;
 
 /// The slot marker inside a template.
 pub(crate) const SLOT: &str = "{}";
@@ -36,7 +36,7 @@ const PARAMETERIZABLE: &[&str] = &[
 /// Splits `sql` into its template (slots written `{}`) and its literals, or says why it
 /// cannot be replayed.
 pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
-    let first = sql_text::first_keyword(sql).unwrap_or_default();
+    let first = lexer::first_keyword(sql).unwrap_or_default();
     if !PARAMETERIZABLE.contains(&first.as_str()) {
         if sql.contains(['{', '}']) {
             return Err("a brace in a statement replayed as written".to_string());
@@ -81,7 +81,7 @@ pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
                 template.extend(&chars[i..end]);
                 i = end;
             }
-            '/' if next == Some('*') && !sql_text::is_executable_comment(&chars, i) => {
+            '/' if next == Some('*') && !lexer::is_executable_comment(&chars, i) => {
                 let end = (i + 2..chars.len().saturating_sub(1))
                     .find(|&j| chars[j] == '*' && chars[j + 1] == '/')
                     .ok_or("an unclosed /* comment */")?;

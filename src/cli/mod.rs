@@ -54,6 +54,24 @@ pub(crate) struct Cli {
     /// The experiment to run.
     #[command(flatten)]
     pub(crate) run: RunArgs,
+
+    /// What abtest writes on the terminal, for every command.
+    #[command(flatten)]
+    pub(crate) terminal: TerminalArgs,
+}
+
+/// `--quiet` and `--color`, taken by every command.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct TerminalArgs {
+    /// No progress bar, per-round lines or notes on stderr; warnings, errors and stdout
+    /// stay.
+    #[arg(long, short = 'q', global = true)]
+    pub(crate) quiet: bool,
+
+    /// Colour the tables and help: auto (a terminal, unless NO_COLOR is set), always,
+    /// never.
+    #[arg(long, value_name = "WHEN", global = true, default_value = "auto")]
+    pub(crate) color: clap::ColorChoice,
 }
 
 /// Subcommands beside running an experiment.

@@ -33,7 +33,7 @@ pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
         let options = crate::resolve::args::analysis_options(&args.analysis, &saved)?;
         results.analyze(&options);
         let view = ReportView::of_results(&results);
-        crate::report::stdout::print(&render(&view, args.format)?);
+        crate::terminal::stdout(&render(&view, args.format)?);
         return super::gate::finish(&view, &args.gate, &args.file);
     }
     let options =
@@ -53,7 +53,7 @@ pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
             results: None,
             partial: None,
         };
-        crate::report::stdout::print(&render(&view, args.format)?);
+        crate::terminal::stdout(&render(&view, args.format)?);
         super::gate::finish(&view, &args.gate, &args.file)
     }
 }

@@ -36,7 +36,7 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
         crate::terminal::warning(warning);
     }
     if cli.run.dry_run {
-        crate::report::stdout::print(&plan.describe());
+        crate::terminal::stdout(&plan.describe());
         return Ok(exit::SUCCESS);
     }
     if args.instances < 4 {
@@ -49,7 +49,7 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
     runner::interrupt::install();
     let (results, outcome) = runner::experiment::run(&plan, None);
     outcome?;
-    crate::report::stdout::print(&summary(&results));
+    crate::terminal::stdout(&summary(&results));
     Ok(exit::SUCCESS)
 }
 

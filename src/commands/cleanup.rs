@@ -29,20 +29,20 @@ pub(crate) fn execute(args: &CleanupArgs) -> anyhow::Result<i32> {
         crate::terminal::warning(&notice);
     }
     let done = schema::cleanup(&mut conn, &named)?;
-    crate::report::stdout::line(&format!(
+    crate::terminal::stdout_line(&format!(
         "dropped {} table(s): {}",
         done.dropped.len(),
         done.dropped.join(", ")
     ));
     if !done.kept.is_empty() {
-        crate::report::stdout::line(&format!(
+        crate::terminal::stdout_line(&format!(
             "kept {} table(s) abtest did not create: {}",
             done.kept.len(),
             done.kept.join(", ")
         ));
     }
     if !done.named.is_empty() {
-        crate::report::stdout::line(&format!(
+        crate::terminal::stdout_line(&format!(
             "the workload file names {}, which carry no mark of abtest's: abtest drops only \
              the tables it created. If they are the workload's own and hold nothing you need, \
              drop them yourself: {}",

@@ -18,6 +18,6 @@ pub(crate) fn execute(args: &FromSysbenchArgs) -> anyhow::Result<i32> {
         })
         .collect();
     let translation = translate(&quoted.join(" ")).map_err(UsageError::err)?;
-    crate::report::stdout::print(&translation.render());
+    crate::terminal::stdout(&translation.render());
     Ok(exit::SUCCESS)
 }

@@ -53,7 +53,7 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
         merged.segments.iter().map(|s| s.transactions).sum::<u64>()
     ));
     let view = ReportView::of_results(&merged);
-    crate::report::stdout::print(&report::table::render(&view));
+    crate::terminal::stdout(&report::table::render(&view));
     for warning in &merged.analysis_warnings {
         crate::terminal::warning(warning);
     }

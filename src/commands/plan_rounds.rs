@@ -35,7 +35,7 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
     let basis = match (&args.pilot, args.cv) {
         (Some(pilot), _) => {
             let (basis, source) = pilot_basis(pilot)?;
-            crate::report::stdout::line(&format!(
+            crate::terminal::stdout_line(&format!(
                 "CV {:.2} % from the pilot ({source})",
                 100.0 * basis.cv
             ));
@@ -61,14 +61,14 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
     let verdict = rounds_needed(cv, args.effect, alpha, power, Test::Verdict).ok_or_else(beyond)?;
     let significance =
         rounds_needed(cv, args.effect, alpha, power, Test::Significance).ok_or_else(beyond)?;
-    crate::report::stdout::line(&format!(
+    crate::terminal::stdout_line(&format!(
         "{unit}s per side: {verdict} to decide a tolerance when the true change lies {:.2} % from it \
          (one-sided at alpha {alpha}, as the verdict; CV {:.2} %, power {:.0} %)",
         100.0 * args.effect,
         100.0 * cv,
         100.0 * power
     ));
-    crate::report::stdout::line(&format!(
+    crate::terminal::stdout_line(&format!(
         "{:width$} {significance} to find a {:.2} % change significant (two-sided)",
         "",
         100.0 * args.effect,
@@ -81,7 +81,7 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
         Unit::Round => String::new(),
         Unit::Instance => format!(" of {} rounds each", basis.rounds_per_value),
     };
-    crate::report::stdout::line(&format!(
+    crate::terminal::stdout_line(&format!(
         "wall-clock: about {} for {verdict} {unit}s per side{of_rounds} ({} levels, rounds of {} after {} warm-up), \
          plus server start and data preparation",
         humantime::format_duration(wall_clock(args, &basis, verdict)),
@@ -89,12 +89,12 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
         humantime::format_duration(args.round_time),
         humantime::format_duration(args.warmup)
     ));
-    crate::report::stdout::line(&format!(
+    crate::terminal::stdout_line(&format!(
         "smallest change a verdict can tell from its tolerance, by {unit}s per side:"
     ));
     for n in [5, 10, 20, 30, 50] {
         let mde = minimum_detectable_effect(cv, n, alpha, power, Test::Verdict);
-        crate::report::stdout::line(&format!("  {n:>3} {unit}s: {:.2} %", 100.0 * mde));
+        crate::terminal::stdout_line(&format!("  {n:>3} {unit}s: {:.2} %", 100.0 * mde));
     }
     Ok(exit::SUCCESS)
 }
@@ -106,7 +106,7 @@ fn pilot_uncertainty(args: &PlanRoundsArgs, basis: &Basis, df: f64, planned: u32
     let (alpha, power) = (args.alpha, args.power);
     let upper = power::cv_upper_bound(basis.cv, df, 0.8);
     let cautious = rounds_needed(upper, args.effect, alpha, power, Test::Verdict).unwrap_or(2);
-    crate::report::stdout::line(&format!(
+    crate::terminal::stdout_line(&format!(
         "{unit}s per side: {cautious} with the CV's 80 % upper confidence bound, {:.2} % (a \
          pilot of {} values a side estimates its CV loosely; plan with this to keep the power \
          whatever the pilot's luck)",
@@ -116,7 +116,7 @@ fn pilot_uncertainty(args: &PlanRoundsArgs, basis: &Basis, df: f64, planned: u32
     if let Some(expected) =
         power::expected_power(basis.cv, df, args.effect, alpha, power, Test::Verdict)
     {
-        crate::report::stdout::line(&format!(
+        crate::terminal::stdout_line(&format!(
             "{:width$} the plan of {planned} from the point estimate keeps {:.0} % power on \
              average, not {:.0} %",
             "",

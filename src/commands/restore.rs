@@ -10,9 +10,9 @@ use crate::cli::RestoreArgs;
 use crate::db::ConnectSpec;
 use crate::exit::{self, NotRestored, UsageError};
 use crate::plan::{SidePlan, TargetSpec};
-use crate::report::stdout::line;
 use crate::server::globals::GlobalSnapshot;
 use crate::server::restore::{self, Step};
+use crate::terminal::stdout_line;
 
 /// Variables that name the server itself: a snapshot whose values differ was taken of
 /// another server, and nothing of it is applied.
@@ -28,7 +28,7 @@ pub(crate) fn execute(args: &RestoreArgs) -> anyhow::Result<i32> {
     for side_plan in &saved.plan.sides {
         let side = side_plan.side;
         let TargetSpec::External { endpoint, user, .. } = &side_plan.target else {
-            line(&format!(
+            stdout_line(&format!(
                 "{side}: a managed server, thrown away when its run ended: nothing to put back"
             ));
             continue;
@@ -36,14 +36,14 @@ pub(crate) fn execute(args: &RestoreArgs) -> anyhow::Result<i32> {
         let server = format!("{user}@{endpoint}");
         let snapshot = saved.sides.get(&side).and_then(|s| s.globals.as_ref());
         let Some(snapshot) = snapshot else {
-            line(&format!(
+            stdout_line(&format!(
                 "{side}: the file holds no snapshot of {server} (the run stopped before its \
                  first hook, or an older abtest wrote it): nothing to put back"
             ));
             continue;
         };
         if done.contains(&server) {
-            line(&format!("{side}: {server} serves both sides: done above"));
+            stdout_line(&format!("{side}: {server} serves both sides: done above"));
             continue;
         }
         done.push(server.clone());
@@ -57,13 +57,13 @@ pub(crate) fn execute(args: &RestoreArgs) -> anyhow::Result<i32> {
         // Events, triggers and accounts made since are named, never dropped.
         let acting = restore::left_acting(snapshot, &now);
         if steps.is_empty() && acting.is_empty() {
-            line(&format!(
+            stdout_line(&format!(
                 "{side}: {server} is as it was before the hooks (snapshot of {})",
                 snapshot.taken_at
             ));
             continue;
         }
-        line(&format!(
+        stdout_line(&format!(
             "{side}: {server} differs from its snapshot of {}:",
             snapshot.taken_at
         ));
@@ -72,22 +72,22 @@ pub(crate) fn execute(args: &RestoreArgs) -> anyhow::Result<i32> {
         }
         if args.dry_run {
             for what in &acting {
-                line(&format!("  -- not put back: {what}"));
+                stdout_line(&format!("  -- not put back: {what}"));
             }
             continue;
         }
         let outcome = restore::restore(&mut conn, snapshot)
             .with_context(|| format!("{side}: putting {server} back"))?;
         for restored in &outcome.restored {
-            line(&format!("{side}: {restored}"));
+            stdout_line(&format!("{side}: {restored}"));
         }
         for what in outcome.left {
-            line(&format!("{side}: {what}"));
+            stdout_line(&format!("{side}: {what}"));
             left.push(format!("{side}: {what}"));
         }
     }
     if args.dry_run {
-        line("dry run: nothing was changed");
+        stdout_line("dry run: nothing was changed");
     }
     if left.is_empty() {
         return Ok(exit::SUCCESS);
@@ -102,8 +102,8 @@ pub(crate) fn execute(args: &RestoreArgs) -> anyhow::Result<i32> {
 /// One difference and the statement that puts it back.
 fn show(step: &Step) {
     match step.sql() {
-        Some(sql) => line(&format!("  {sql};  -- {}", step.difference())),
-        None => line(&format!(
+        Some(sql) => stdout_line(&format!("  {sql};  -- {}", step.difference())),
+        None => stdout_line(&format!(
             "  -- no statement: {} (needs a restart)",
             step.difference()
         )),

@@ -36,7 +36,7 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
         crate::terminal::note(format_args!("notice: {}", crate::plan::AA_NOTICE));
     }
     if args.dry_run {
-        crate::report::stdout::print(&plan.describe());
+        crate::terminal::stdout(&plan.describe());
         return Ok(exit::SUCCESS);
     }
     runner::interrupt::install();
@@ -44,7 +44,7 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
     let (results, outcome) = runner::experiment::run(&plan, previous);
     let view = ReportView::of_results(&results);
     if !results.comparisons.is_empty() {
-        crate::report::stdout::print(&report::table::render(&view));
+        crate::terminal::stdout(&report::table::render(&view));
     }
     for warning in &results.analysis_warnings {
         crate::terminal::warning(warning);

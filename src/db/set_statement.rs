@@ -5,10 +5,10 @@
 //! `b`), comments, tabs and newlines, `:=`, quoted lists with commas and `@@GLOBAL.x`;
 //! this tokenizer knows them all, and says so when it cannot read a statement, so that
 //! the run is refused instead of leaving a variable behind. It reads the code the server
-//! executes ([`super::sql_text`]): `/*!SET GLOBAL x=1*/` and `SET /*!GLOBAL*/ x=1` are
+//! executes ([`super::lexer`]): `/*!SET GLOBAL x=1*/` and `SET /*!GLOBAL*/ x=1` are
 //! the SET GLOBAL they run as.
 
-use super::sql_text::{self, Reading, is_word_char, quote_end, word_end};
+use super::lexer::{self, Reading, is_word_char, quote_end, word_end};
 
 /// A `SET` statement's effect on global variables.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +43,7 @@ enum Token {
 /// `SET` abtest cannot read, or one whose change it could not put back.
 pub(crate) fn global_effect(sql: &str) -> Result<SetEffect, String> {
     let mut globals: Option<Vec<String>> = None;
-    for (statements, reading) in sql_text::readings(sql)?.iter().zip(READINGS) {
+    for (statements, reading) in lexer::readings(sql)?.iter().zip(READINGS) {
         let code = match statements.as_slice() {
             [] => continue,
             [one] => one,
@@ -61,7 +61,7 @@ pub(crate) fn global_effect(sql: &str) -> Result<SetEffect, String> {
     Ok(globals.map_or(SetEffect::NotSet, SetEffect::Globals))
 }
 
-/// The readings [`sql_text::readings`] returns, in its order.
+/// The readings [`lexer::readings`] returns, in its order.
 const READINGS: [Reading; 2] = [Reading::BackslashEscapes, Reading::NoBackslashEscapes];
 
 /// The effect of one statement's code (comments gone), read one way.

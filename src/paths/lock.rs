@@ -32,7 +32,7 @@ impl Drop for OutputLock {
 /// The lock file of `output`: beside the file it names, so every spelling of the
 /// output (through links, `..`, relative or not) meets the same lock.
 pub(crate) fn lock_path(output: &Path) -> PathBuf {
-    let output = super::resolved(output).unwrap_or_else(|| output.to_path_buf());
+    let output = super::resolved::resolved(output).unwrap_or_else(|| output.to_path_buf());
     let mut name = output.file_name().unwrap_or_default().to_os_string();
     name.push(".lock");
     output.with_file_name(name)

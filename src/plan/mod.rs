@@ -18,7 +18,7 @@ use crate::secret::Secret;
 use crate::segment::Segment;
 use crate::server::OnServerLoss;
 use crate::server::defaults_file::DefaultsFile;
-use crate::server::sandbox::ServerLaunch;
+use crate::server::launch::ServerLaunch;
 use crate::stats::sequential::{Design, Until};
 use crate::thread_policy::ClientSched;
 use crate::workload::WorkloadSpec;
@@ -28,7 +28,14 @@ mod describe;
 pub(crate) mod example;
 mod validate;
 
-pub(crate) use validate::{MAX_ROUND_PART, MAX_ROUNDS, MAX_THREADS};
+/// The most client threads in one level: MariaDB's max_connections stops at 100 000.
+pub(crate) const MAX_THREADS: u32 = 100_000;
+
+/// The most rounds per side abtest plans; the plan and the results grow with them.
+pub(crate) const MAX_ROUNDS: u32 = 100_000;
+
+/// The longest measured period, warm-up, re-warm or pause of a round.
+pub(crate) const MAX_ROUND_PART: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// Everything needed to run an experiment, resolved and validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,19 +3,10 @@
 //! that parses is not yet a plan that can run, and what a run cannot do must be refused
 //! before it starts, not found in its middle.
 
-use super::{ClientOptions, Plan, SidePlan, TargetSpec};
+use super::{ClientOptions, MAX_ROUND_PART, MAX_ROUNDS, MAX_THREADS, Plan, SidePlan, TargetSpec};
 use crate::exit::UsageError;
 use crate::schedule::Schedule;
 use crate::workload::WorkloadSpec;
-
-/// The most client threads in one level: MariaDB's max_connections stops at 100 000.
-pub(crate) const MAX_THREADS: u32 = 100_000;
-
-/// The most rounds per side abtest plans; the plan and the results grow with them.
-pub(crate) const MAX_ROUNDS: u32 = 100_000;
-
-/// The longest measured period, warm-up, re-warm or pause of a round.
-pub(crate) const MAX_ROUND_PART: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 /// The most rounds of a whole plan (both sides, every level): the schedule is held as
 /// one list of rounds, and a week of one-second rounds stays below it.

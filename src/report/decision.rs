@@ -4,52 +4,10 @@
 //! tolerance concludes the tool is wrong, so every report shows the deciding bound too,
 //! labelled as such: "TPS loss at most 31.0 % (95 % one-sided bound)".
 
-use super::{ReportView, format};
+use super::format;
 use crate::stats::compare::Comparison;
 use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
-
-/// The level of the deciding bounds: "95 % one-sided bound", or for a run with
-/// sequential looks "98.52 % one-sided bound, adjusted for 3 looks".
-pub(crate) fn bound_label(view: &ReportView<'_>) -> String {
-    format!(
-        "{} % one-sided bound{}",
-        format::confidence(view.verdict_alpha),
-        looks_adjustment(view)
-    )
-}
-
-/// The level of the estimate's interval: "95 % CI", or "98.52 % CI, adjusted for 3 looks".
-pub(crate) fn interval_label(view: &ReportView<'_>) -> String {
-    format!(
-        "{} % CI{}",
-        format::confidence(view.alpha),
-        looks_adjustment(view)
-    )
-}
-
-/// "95 % confidence", or "98.52 % confidence (adjusted for 3 looks)".
-pub(crate) fn confidence_phrase(view: &ReportView<'_>) -> String {
-    let adjustment = looks_adjustment(view);
-    let adjustment = adjustment.trim_start_matches(", ");
-    if adjustment.is_empty() {
-        format!("{} % confidence", format::confidence(view.alpha))
-    } else {
-        format!(
-            "{} % confidence ({adjustment})",
-            format::confidence(view.alpha)
-        )
-    }
-}
-
-/// ", adjusted for N looks" for a run that looked at its data along the way.
-fn looks_adjustment(view: &ReportView<'_>) -> String {
-    match view.results.map_or(0, |r| r.looks.len()) {
-        0 => String::new(),
-        1 => ", adjusted for 1 look".into(),
-        n => format!(", adjusted for {n} looks"),
-    }
-}
 
 /// What the deciding bound says of a judged comparison, with the metric's name:
 /// "TPS loss at most 3.1 %", "p99 latency up at least 12.0 %", "error rate at most

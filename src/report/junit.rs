@@ -69,7 +69,7 @@ pub(crate) fn render(view: &ReportView<'_>) -> String {
 }
 
 fn cases(view: &ReportView<'_>) -> Vec<Case> {
-    let label = decision::bound_label(view);
+    let label = view.bound_label();
     let mut cases: Vec<Case> = view
         .comparisons
         .iter()

@@ -49,6 +49,48 @@ pub(crate) struct ReportView<'a> {
 }
 
 impl<'a> ReportView<'a> {
+    /// The level of the deciding bounds: "95 % one-sided bound", or for a run with
+    /// sequential looks "98.52 % one-sided bound, adjusted for 3 looks".
+    pub(crate) fn bound_label(&self) -> String {
+        format!(
+            "{} % one-sided bound{}",
+            format::confidence(self.verdict_alpha),
+            self.looks_adjustment()
+        )
+    }
+
+    /// The level of the estimate's interval: "95 % CI", or "98.52 % CI, adjusted for 3 looks".
+    pub(crate) fn interval_label(&self) -> String {
+        format!(
+            "{} % CI{}",
+            format::confidence(self.alpha),
+            self.looks_adjustment()
+        )
+    }
+
+    /// "95 % confidence", or "98.52 % confidence (adjusted for 3 looks)".
+    pub(crate) fn confidence_phrase(&self) -> String {
+        let adjustment = self.looks_adjustment();
+        let adjustment = adjustment.trim_start_matches(", ");
+        if adjustment.is_empty() {
+            format!("{} % confidence", format::confidence(self.alpha))
+        } else {
+            format!(
+                "{} % confidence ({adjustment})",
+                format::confidence(self.alpha)
+            )
+        }
+    }
+
+    /// ", adjusted for N looks" for a run that looked at its data along the way.
+    fn looks_adjustment(&self) -> String {
+        match self.results.map_or(0, |r| r.looks.len()) {
+            0 => String::new(),
+            1 => ", adjusted for 1 look".into(),
+            n => format!(", adjusted for {n} looks"),
+        }
+    }
+
     /// A view of a results file.
     pub(crate) fn of_results(results: &'a ResultsFile) -> ReportView<'a> {
         let name = |side| {
@@ -149,7 +191,7 @@ impl<'a> ReportView<'a> {
             parts.push(format!(
                 "{} ({}{plural})",
                 bounds_by_metric(&deciding, verdict),
-                decision::bound_label(self)
+                self.bound_label()
             ));
         }
         if verdict == Verdict::Inconclusive {
@@ -210,7 +252,7 @@ impl<'a> ReportView<'a> {
         }
         format!(
             "With {}, {} {}.",
-            decision::confidence_phrase(self),
+            self.confidence_phrase(),
             self.names[1],
             clauses.join("; ")
         )

@@ -28,12 +28,12 @@ pub(crate) fn header(view: &ReportView<'_>, family: Family) -> Vec<String> {
         "metric".into(),
         "baseline".into(),
         "variant".into(),
-        format!("change [{}]", decision::interval_label(view)),
+        format!("change [{}]", view.interval_label()),
         "p".into(),
         "Holm p".into(),
     ];
     if has_decisions(view, family) {
-        header.push(format!("verdict reads ({})", decision::bound_label(view)));
+        header.push(format!("verdict reads ({})", view.bound_label()));
     }
     header.push("verdict".into());
     header

@@ -11,10 +11,9 @@ use crate::stats::verdict::Verdict;
 /// The most query classes the terminal shows per thread level.
 const CLASSES_SHOWN: usize = 12;
 
-/// Renders the comparison table, in colour when stdout is a terminal.
+/// Renders the comparison table, in colour when stdout may have it.
 pub(crate) fn render(view: &ReportView<'_>) -> String {
-    use std::io::IsTerminal;
-    render_styled(view, std::io::stdout().is_terminal())
+    render_styled(view, crate::terminal::colour_on_stdout())
 }
 
 /// Renders the comparison table — one block per thread level, then a sweep summary when

@@ -8,7 +8,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::side::relative_to_profile;
 use crate::plan::TargetSpec;
 use crate::profile::{self, LoadedProfile};
 use crate::server::defaults_file::{DefaultsFile, FileOption, Treatment};
@@ -318,7 +317,7 @@ fn read_defaults_file(
         .arg(format!("--defaults-file={}", path.display()))
         .args(&groups)
         .env_clear()
-        .envs(crate::server::sandbox::child_environment())
+        .envs(crate::server::process::child_environment())
         .output()
         .map_err(|e| fail(format!("running {}: {e}", reader.display())))?;
     if !output.status.success() {
@@ -377,6 +376,18 @@ fn classify_defaults_file(
         })
         .collect();
     DefaultsFile { path, options }
+}
+
+/// `path` as written in the profile at `profile`: relative paths start from the
+/// profile's directory.
+pub(super) fn relative_to_profile(profile: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    profile
+        .parent()
+        .map(|dir| dir.join(path))
+        .unwrap_or_else(|| path.to_path_buf())
 }
 
 #[cfg(test)]

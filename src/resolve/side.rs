@@ -3,7 +3,7 @@
 //! server, and every failure names the profile's file, line and side.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::db::set_statement::SetEffect;
 use crate::db::{ClientSpec, ConnectSpec, Endpoint};
@@ -355,7 +355,7 @@ fn resolve_client(loaded: &LoadedProfile) -> anyhow::Result<ClientSpec> {
     let needs_ca = matches!(connection.tls, TlsMode::VerifyCa | TlsMode::VerifyIdentity);
     let tls_ca = match &connection.tls_ca {
         Some(path) => {
-            let path = relative_to_profile(&loaded.path, path);
+            let path = super::managed::relative_to_profile(&loaded.path, path);
             if !path.is_file() {
                 return Err(loaded.error_at_key(
                     "connection",
@@ -410,14 +410,4 @@ fn sql_literal(value: &toml::Value) -> Option<String> {
         toml::Value::Boolean(b) => Some(if *b { "ON".into() } else { "OFF".into() }),
         _ => None,
     }
-}
-
-pub(super) fn relative_to_profile(profile: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        return path.to_path_buf();
-    }
-    profile
-        .parent()
-        .map(|dir| dir.join(path))
-        .unwrap_or_else(|| path.to_path_buf())
 }

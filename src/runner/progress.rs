@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::control::RoundControl;
-use crate::histogram;
+use crate::{histogram, terminal};
 
 /// Prints one line per interval from the workers' live counters.
 #[derive(Debug)]
@@ -55,7 +55,7 @@ impl IntervalReporter {
         self.previous = totals;
         let p95 = interval_p95(control);
         let phase = if control.measuring() { "" } else { " warm-up" };
-        crate::terminal::line(format_args!(
+        terminal::line(format_args!(
             "[{}{phase}] [ {:.1}s ] thds: {} tps: {:.2} qps: {:.2} (r/w/o: {:.2}/{:.2}/{:.2}) lat (ms,95%): {:.2} err/s: {:.2} reconn/s: {:.2}",
             self.label,
             (now - self.started).as_secs_f64(),
@@ -108,12 +108,12 @@ fn interval_p95(control: &RoundControl) -> f64 {
 }
 
 /// The live progress bar on stderr: round k of N, side, threads, live TPS and the ETA of
-/// the whole experiment. Hidden when stderr is not a terminal; per-round lines and
-/// `--report-interval` lines take over there.
+/// the whole experiment. Hidden when stderr is not a terminal or with `--quiet`;
+/// per-round lines and `--report-interval` lines take over there.
 #[derive(Debug)]
 pub(crate) struct Progress {
-    bar: indicatif::ProgressBar,
-    quiet: bool,
+    bar: terminal::Bar,
+    silent: bool,
     started: Instant,
     last: std::sync::Mutex<(Instant, u64)>,
 }
@@ -121,21 +121,13 @@ pub(crate) struct Progress {
 impl Progress {
     /// A bar for an experiment expected to take `total`.
     pub(crate) fn new(total: Duration) -> Progress {
-        use std::io::IsTerminal;
-        let bar = if std::io::stderr().is_terminal() {
-            let bar = indicatif::ProgressBar::new(total.as_millis().max(1) as u64);
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "{bar:30} {msg} [{elapsed_precise}, ETA {eta}]",
-            ) {
-                bar.set_style(style);
-            }
-            bar
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
+        let bar = terminal::Bar::new(
+            total.as_millis().max(1) as u64,
+            "{bar:30} {msg} [{elapsed_precise}, ETA {eta}]",
+        );
         Progress {
             bar,
-            quiet: false,
+            silent: false,
             started: Instant::now(),
             last: std::sync::Mutex::new((Instant::now(), 0)),
         }
@@ -145,28 +137,30 @@ impl Progress {
     #[cfg(test)]
     pub(crate) fn silent() -> Progress {
         Progress {
-            bar: indicatif::ProgressBar::hidden(),
-            quiet: true,
+            bar: terminal::Bar::hidden(),
+            silent: true,
             started: Instant::now(),
             last: std::sync::Mutex::new((Instant::now(), 0)),
         }
     }
 
-    /// Prints a line above the bar (or on stderr when it is hidden).
-    pub(crate) fn line(&self, text: &str) {
-        if self.quiet {
-            return;
+    /// A line of how the run goes, `abtest: {text}` (silent with `--quiet`).
+    pub(crate) fn note(&self, text: impl std::fmt::Display) {
+        if !self.silent {
+            terminal::note(text);
         }
-        if self.bar.is_hidden() {
-            crate::terminal::line(text);
-        } else {
-            self.bar.println(text);
+    }
+
+    /// `abtest: warning: {text}`.
+    pub(crate) fn warning(&self, text: impl std::fmt::Display) {
+        if !self.silent {
+            terminal::warning(text);
         }
     }
 
     /// Updates the bar with the live TPS of the running round.
     pub(crate) fn tick(&self, label: &str, control: &RoundControl) {
-        if self.bar.is_hidden() {
+        if !self.bar.shown() {
             return;
         }
         let now = Instant::now();
@@ -177,9 +171,10 @@ impl Progress {
         let events = totals(control)[0];
         let tps = events.saturating_sub(last.1) as f64 / now.duration_since(last.0).as_secs_f64();
         *last = (now, events);
-        self.bar
-            .set_position(self.started.elapsed().as_millis() as u64);
-        self.bar.set_message(format!("{label}: {tps:.0} tps"));
+        self.bar.set(
+            self.started.elapsed().as_millis() as u64,
+            format!("{label}: {tps:.0} tps"),
+        );
     }
 
     /// Resets the live rate at the start of a round.
@@ -189,6 +184,6 @@ impl Progress {
 
     /// Removes the bar.
     pub(crate) fn finish(&self) {
-        self.bar.finish_and_clear();
+        self.bar.finish();
     }
 }

@@ -60,7 +60,7 @@ pub(crate) fn run_rounds_with(
         }
     }
     if let Some(reason) = &run.results.stopped {
-        run.progress.line(&format!("abtest: stopped: {reason}"));
+        run.progress.note(format_args!("stopped: {reason}"));
     }
     run.progress.finish();
     outcome
@@ -95,8 +95,8 @@ impl RoundLoop<'_> {
             self.backend.new_instance()?;
             let took = started.elapsed().as_secs_f64();
             self.results.instance_switches_s.push(took);
-            self.progress.line(&format!(
-                "abtest: instance {}/{}: both sides on fresh servers from the prepared data ({took:.1} s)",
+            self.progress.note(format_args!(
+                "instance {}/{}: both sides on fresh servers from the prepared data ({took:.1} s)",
                 instance + 1,
                 schedule.instances
             ));
@@ -112,13 +112,13 @@ impl RoundLoop<'_> {
         if due != self.backend.swapped() {
             let warnings = self.backend.swap_servers(due)?;
             for warning in &warnings {
-                self.progress.line(&format!("abtest: warning: {warning}"));
+                self.progress.warning(warning);
             }
             self.results.warnings.extend(warnings);
-            self.progress.line(if due {
-                "abtest: swap: each side's settings moved to the other server"
+            self.progress.note(if due {
+                "swap: each side's settings moved to the other server"
             } else {
-                "abtest: swap: each side's settings back on its own server"
+                "swap: each side's settings back on its own server"
             });
         }
         Ok(())
@@ -137,7 +137,7 @@ impl RoundLoop<'_> {
             record.instance = instance;
             record.swapped = self.backend.swapped();
             self.progress
-                .line(&round_line(&record, self.total, self.plan.schedule.rounds));
+                .note(round_line(&record, self.total, self.plan.schedule.rounds));
             let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());
             self.results.rounds.push(record);
             if status == RoundStatus::Completed {
@@ -183,7 +183,7 @@ impl RoundLoop<'_> {
             slot.index + 1,
             slot.threads
         );
-        self.progress.line(&format!("abtest: warning: {message}"));
+        self.progress.warning(&message);
         self.results.warnings.push(message);
         self.backend.restart(slot.side)
     }
@@ -192,7 +192,7 @@ impl RoundLoop<'_> {
 /// The line printed after each round.
 fn round_line(record: &RoundRecord, total: usize, rounds: u32) -> String {
     format!(
-        "abtest: [{}/{total}] {:<8} threads {:<4} round {}/{rounds}: {:>10.1} tps, mean {:.3} ms, p95 {:.3} ms{}",
+        "[{}/{total}] {:<8} threads {:<4} round {}/{rounds}: {:>10.1} tps, mean {:.3} ms, p95 {:.3} ms{}",
         record.position + 1,
         record.side.as_str(),
         record.threads,

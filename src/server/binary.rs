@@ -32,7 +32,7 @@ pub(crate) fn version_series(binary: &Path) -> Option<String> {
     let output = std::process::Command::new(binary)
         .arg("--version")
         .env_clear()
-        .envs(super::sandbox::child_environment())
+        .envs(super::process::child_environment())
         .output()
         .ok()?;
     series_of(&String::from_utf8_lossy(&output.stdout))

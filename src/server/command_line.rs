@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::sandbox::ServerLaunch;
+use super::launch::ServerLaunch;
 use super::tls::TlsFiles;
 use super::write_paths;
 

@@ -100,7 +100,7 @@ pub(crate) fn check(
     let mut found = accounts(server, admin)?;
     found.extend(logins(server, admin, extra_port)?);
     found.extend(variables(server, admin)?);
-    if crate::server::sandbox::process_is_alive(server.pid) {
+    if crate::server::process::process_is_alive(server.pid) {
         found.extend(listening(server, extra_port)?);
         found.extend(open_files(server)?);
     }

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::sandbox::child_environment;
+use super::process::child_environment;
 
 /// The options `binary` accepts, lower case with `_` for `-`; `None` when the listing
 /// could not be read (not a MariaDB/MySQL server binary, or it failed).

@@ -34,7 +34,7 @@ impl ServerUser {
     /// The user a managed server started now must run as: `mysql` when abtest runs as
     /// root, none (the invoking user, nothing to change) otherwise.
     pub(crate) fn for_managed_server() -> anyhow::Result<Option<ServerUser>> {
-        if !super::sandbox::is_root() {
+        if !super::process::is_root() {
             return Ok(None);
         }
         match look_up(SERVER_USER) {

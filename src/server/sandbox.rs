@@ -34,8 +34,9 @@ use crate::profile::{Side, TlsMode};
 use crate::secret::Secret;
 use crate::server::command_line;
 use crate::server::confinement::{self, Confined};
-use crate::server::defaults_file::DefaultsFile;
+use crate::server::launch::ServerLaunch;
 use crate::server::os_user::ServerUser;
+use crate::server::process::{child_environment, process_is_alive};
 use crate::server::tls::{self, TlsFiles};
 
 /// Database and user created on every managed server.
@@ -63,50 +64,6 @@ pub struct ManagedServer {
     admin_user: String,
     /// The OS user the server runs as, when not the invoking one (abtest runs as root).
     user: Option<ServerUser>,
-}
-
-/// What a managed server is started with.
-#[derive(Debug, Clone)]
-pub struct ServerLaunch<'a> {
-    /// Side it serves, for messages.
-    pub side: Side,
-    /// Server binary.
-    pub binary: &'a Path,
-    /// Profile options, `--key=value`.
-    pub options: &'a std::collections::BTreeMap<String, String>,
-    /// Largest number of client connections the experiment opens.
-    pub max_threads: u32,
-    /// Names in the generated server certificate.
-    pub tls_names: &'a [&'a str],
-    /// The CPUs the server may run on (`--cpus`), or any.
-    pub(crate) cpus: Option<&'a CpuList>,
-    /// The user's my.cnf it starts from, if any.
-    pub(crate) defaults_file: Option<&'a DefaultsFile>,
-    /// Profile options that name where the server writes, with the option each one
-    /// reaches: pointed into the private directory.
-    pub(crate) redirects: Option<&'a std::collections::BTreeMap<String, String>>,
-}
-
-impl<'a> ServerLaunch<'a> {
-    /// A launch on any CPU.
-    pub fn new(
-        side: Side,
-        binary: &'a Path,
-        options: &'a std::collections::BTreeMap<String, String>,
-        max_threads: u32,
-        tls_names: &'a [&'a str],
-    ) -> ServerLaunch<'a> {
-        ServerLaunch {
-            side,
-            binary,
-            options,
-            max_threads,
-            tls_names,
-            cpus: None,
-            defaults_file: None,
-            redirects: None,
-        }
-    }
 }
 
 impl ManagedServer {
@@ -565,23 +522,6 @@ pub(crate) fn kill_all_now() {
     }
 }
 
-/// Whether process `pid` runs: it exists and is not a zombie (a child that died but is
-/// not reaped yet has state `Z` in /proc).
-pub fn process_is_alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            stat.rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().next().map(String::from))
-        })
-        .is_some_and(|state| state != "Z" && state != "X")
-}
-
-pub(crate) fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
 /// The invoking OS user's name: the managed server's only administrator.
 fn os_user_name() -> String {
     let mut buffer = vec![0 as libc::c_char; 4096];
@@ -605,14 +545,6 @@ fn os_user_name() -> String {
             .to_string_lossy()
             .into_owned()
     }
-}
-
-/// The environment of mariadbd and mariadb-install-db: only PATH. abtest's own
-/// environment may hold a password (`password_env`), which no child needs.
-pub(crate) fn child_environment() -> Vec<(&'static str, std::ffi::OsString)> {
-    std::env::var_os("PATH")
-        .map(|path| vec![("PATH", path)])
-        .unwrap_or_default()
 }
 
 /// Installs the system tables. The administrator is the invoking OS user over the

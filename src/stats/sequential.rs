@@ -24,6 +24,7 @@ use statrs::distribution::{ContinuousCDF, Normal};
 
 use super::blocked::Blocking;
 use super::boundaries::{Tails, obrien_fleming_boundaries};
+use super::t_looks::SMALLEST_LEVEL;
 
 /// When a run with a budget stops early.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -92,10 +93,6 @@ pub(crate) enum Spending {
     /// Lan–DeMets O'Brien–Fleming type, on the joint distribution of the looks.
     ObrienFleming,
 }
-
-/// The smallest nominal level a look tests at: a look that spends less (an early look
-/// of a long design) is as good as unable to reject, and its t quantile stays finite.
-pub(crate) const SMALLEST_LEVEL: f64 = 1e-12;
 
 /// The share of α spent when a fraction `t` of the rounds is done, union-bound rule.
 fn cubic_spent(alpha: f64, t: f64) -> f64 {

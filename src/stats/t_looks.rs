@@ -18,7 +18,12 @@ use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 use super::boundaries::obrien_fleming_spent;
 use super::student;
+
 use statrs::distribution::ContinuousCDF;
+
+/// The smallest nominal level a look tests at: a look that spends less (an early look
+/// of a long design) is as good as unable to reject, and its t quantile stays finite.
+pub(crate) const SMALLEST_LEVEL: f64 = 1e-12;
 
 /// Simulated paths: the Monte Carlo error of a level of 0.05 is about 0.0005.
 const PATHS: usize = 200_000;
@@ -70,8 +75,7 @@ pub(crate) fn t_levels(units: &[u32], fractions: &[f64], alpha: f64) -> Option<V
         let two = critical(&statistics, &mut two_alive, now[0] - spent[0], f64::abs);
         let one = critical(&statistics, &mut one_alive, now[1] - spent[1], |s| s);
         spent = now;
-        let level =
-            |c: f64, tails: f64| (tails * dist.sf(c)).clamp(super::sequential::SMALLEST_LEVEL, 0.5);
+        let level = |c: f64, tails: f64| (tails * dist.sf(c)).clamp(SMALLEST_LEVEL, 0.5);
         levels.push([level(two, 2.0), level(one, 1.0)]);
     }
     Some(levels)

@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use abtest::server::sandbox::process_is_alive;
+use abtest::server::process::process_is_alive;
 
 use crate::support::{Sandbox, server_lock, server_pid};
 

@@ -225,7 +225,7 @@ impl Drop for TestServer {
         }
         if let Some(pid) = pid {
             assert!(
-                !abtest::server::sandbox::process_is_alive(pid),
+                !abtest::server::process::process_is_alive(pid),
                 "server process {pid} left running"
             );
         }
@@ -247,7 +247,8 @@ pub fn start_server_named(
     max_threads: u32,
     tls_names: &[&str],
 ) -> TestServer {
-    use abtest::server::sandbox::{ManagedServer, ServerLaunch};
+    use abtest::server::launch::ServerLaunch;
+    use abtest::server::sandbox::ManagedServer;
     let binary = abtest::server::binary::find_server_binary().expect("mariadbd installed");
     let launch = ServerLaunch::new(
         abtest::profile::Side::Baseline,
