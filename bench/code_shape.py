@@ -6,8 +6,8 @@
 Prints the figures the structure reviews compare against hyperfine, ripgrep, oha and
 latte: how many `.rs` files, the median / 90th percentile / longest function in lines
 (from its `fn` line to its closing brace, test code included), how many `pub(crate)`
-items, and the dependency loops between files of one folder (a file naming a sibling
-through `super::x` or `crate::folder::x`). Read-only; lexes Rust just enough to skip
+items, and the dependency loops between files of one folder (a file's non-test code naming
+a sibling through `super::x` or `crate::folder::x`). Read-only; lexes Rust just enough to skip
 strings, characters and comments when it counts braces.
 """
 
@@ -89,7 +89,9 @@ def sibling_edges(src):
         if folder == src:
             continue
         name = "mod" if path.name == "mod.rs" else path.stem
-        folders.setdefault(folder, {})[name] = code_only(path.read_text())
+        # Test code may name any sibling: only what ships counts.
+        code = code_only(path.read_text()).split("#[cfg(test)]")[0]
+        folders.setdefault(folder, {})[name] = code
     edges = {}
     for folder, files in folders.items():
         module = ".".join(folder.relative_to(src).parts).replace(".", "::")
