@@ -1,6 +1,8 @@
 //! Reports rendered from an analysis. Each format owns one file; all of them read the
 //! same [`ReportView`], so `abtest analyze` can render any of them from a saved run or
-//! from a CSV of per-round values.
+//! from a CSV of per-round values. A view of a run holds its judgement and its record
+//! apart ([`Run`]): a report shows what the judge decided and the facts beside it, and
+//! never decides anything itself.
 
 pub(crate) mod charts;
 pub(crate) mod classes;

@@ -1,6 +1,6 @@
 //! One round as measured: how it ended, its counts, latencies and every figure taken
-//! beside them. A round is a fact of the run, complete when it is recorded; what the
-//! rounds mean together is the judgement's (`judge`).
+//! beside them. A round is a fact of the run; what the rounds mean together is the
+//! judgement's (`judge`).
 
 use std::collections::BTreeMap;
 

@@ -1,6 +1,7 @@
 //! The looks of a run with `--until`: after a round that completes a look's number of
 //! rounds on both sides, the run is analysed at that look's nominal levels
-//! (`stats::sequential`), the look is recorded, and the stopping rule says whether the
+//! (`stats::sequential`) — the judge gives a look the verdicts that the file saved
+//! meanwhile withholds — the look is recorded, and the stopping rule says whether the
 //! answer is known. The final analysis of such a run uses the α of its last look, so the
 //! verdict it reports is the one the stopping rule saw.
 
