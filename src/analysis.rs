@@ -1,6 +1,7 @@
 //! From per-round samples to what a reviewer reads: comparisons with their intervals,
 //! tolerances turned into verdicts, power figures, and warnings about the data. A pure
-//! function of its inputs, shared by a live run and `abtest analyze`.
+//! function of its inputs: the judge of a run (`results::judge`) applies it to the run's
+//! rounds, and `abtest analyze` to a CSV of per-round values.
 
 use std::collections::BTreeMap;
 

@@ -323,10 +323,6 @@ fn a_planted_print_is_found_and_a_test_print_is_not() {
     assert_eq!(what, ["eprintln!", "io::stdout", "print!"], "{found:?}");
 }
 
-/// Folders whose files still depend on each other in a loop, each being rearranged
-/// into an order. Empty it as they land; no folder is to be added.
-const KNOWN_FOLDER_LOOPS: &[&str] = &["results"];
-
 /// The name of a folder's own module file (`mod.rs`, or `x.rs` beside `x/`) among its
 /// files.
 const FOLDER_MODULE: &str = "mod";
@@ -458,14 +454,9 @@ fn the_files_of_a_folder_depend_on_each_other_without_a_loop() {
     let folders = folders(&src);
     assert!(folders.len() > 10, "{:?}", folders.keys());
     let mut wrong = Vec::new();
-    let mut still_looping = BTreeSet::new();
     for (folder, files) in &folders {
         let edges = folder_edges(folder, files);
         for group in file_loops(&edges) {
-            if KNOWN_FOLDER_LOOPS.contains(&folder.as_str()) {
-                still_looping.insert(folder.as_str());
-                continue;
-            }
             let links: Vec<String> = group
                 .iter()
                 .flat_map(|file| {
@@ -483,13 +474,73 @@ fn the_files_of_a_folder_depend_on_each_other_without_a_loop() {
         "files of a folder in a loop: move what both need into a file of its own\n{}",
         wrong.join("\n")
     );
-    let fixed: Vec<&&str> = KNOWN_FOLDER_LOOPS
+}
+
+/// The files that may make a verdict: its rules (`stats::verdict`), the analysis of
+/// samples they are applied in (`analysis`, which a CSV of rounds is analysed with too),
+/// and the judge of a run (`results::judge`), which adds the answers check and withholds
+/// an unfinished run's verdicts. Everything else only reads, compares or renders one.
+const JUDGES: &[&str] = &["stats/verdict.rs", "analysis.rs", "results/judge.rs"];
+
+/// The lines of `text` (its tests left out) that make a verdict: a `Verdict::Go`,
+/// `NoGo` or `Inconclusive` that is neither a pattern nor compared with, or an
+/// assignment to a `.verdict`.
+fn verdicts_made(text: &str) -> Vec<String> {
+    non_test_code(text)
+        .lines()
+        .map(str::trim)
+        .filter(|line| makes_verdict(line))
+        .map(String::from)
+        .collect()
+}
+
+fn makes_verdict(line: &str) -> bool {
+    let assigns = line
+        .match_indices(".verdict =")
+        .any(|(at, found)| !line[at + found.len()..].starts_with('='));
+    let constructs = ["Verdict::Go", "Verdict::NoGo", "Verdict::Inconclusive"]
         .iter()
-        .filter(|f| !still_looping.contains(**f))
-        .collect();
+        .any(|name| {
+            line.match_indices(name).any(|(at, _)| {
+                let (before, after) = (&line[..at], &line[at + name.len()..]);
+                let whole = !after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+                let compared = ["==", "!=", "matches!("]
+                    .iter()
+                    .any(|op| before.contains(op));
+                let pattern = after.contains("=>") && !before.contains("=>");
+                whole && !compared && !pattern
+            })
+        });
+    assigns || constructs
+}
+
+#[test]
+fn only_the_judge_makes_a_verdict() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut made = Vec::new();
+    for file in rust_files(&src) {
+        let relative = file
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if JUDGES.contains(&relative.as_str())
+            || relative.ends_with("_tests.rs")
+            || relative == "architecture_tests.rs"
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        made.extend(
+            verdicts_made(&text)
+                .into_iter()
+                .map(|line| format!("{relative}: {line}")),
+        );
+    }
     assert!(
-        fixed.is_empty(),
-        "no longer in a loop, take them out of KNOWN_FOLDER_LOOPS: {fixed:?}"
+        made.is_empty(),
+        "verdicts made outside the judge (results::judge):\n{}",
+        made.join("\n")
     );
 }
 
@@ -524,5 +575,25 @@ fn a_planted_file_loop_is_found_through_super_crate_and_the_module_file() {
     assert_eq!(
         file_loops(&edges),
         [vec!["a".to_string(), "mod".to_string()]]
+    );
+}
+
+#[test]
+fn a_planted_verdict_is_found_and_a_read_one_is_not() {
+    let made = verdicts_made(
+        "fn f(r: &mut R, c: &C) {\n    if r.verdict == Some(Verdict::Go) {}\n    \
+         match c.verdict {\n        Some(Verdict::NoGo) | None => {}\n        _ => {}\n    }\n    \
+         let shown = c.verdict.unwrap_or(Verdict::Inconclusive);\n    \
+         r.verdict = Some(Verdict::NoGo);\n    r.verdict = None;\n}\n\
+         // r.verdict = Some(Verdict::Go);\n\
+         #[cfg(test)]\nmod tests {\n    const V: Verdict = Verdict::Go;\n}\n",
+    );
+    assert_eq!(
+        made,
+        [
+            "let shown = c.verdict.unwrap_or(Verdict::Inconclusive);",
+            "r.verdict = Some(Verdict::NoGo);",
+            "r.verdict = None;",
+        ]
     );
 }

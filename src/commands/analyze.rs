@@ -9,7 +9,7 @@ use crate::analysis::{self, AnalysisOptions};
 use crate::cli::{AnalyzeArgs, ReportFormat};
 use crate::exit::UsageError;
 use crate::report::ReportView;
-use crate::results::{self, ResultsFile};
+use crate::results::{self, Moment, ResultsFile};
 use crate::roundcsv;
 use crate::stats::compare::{Sample, Unit};
 use crate::stats::metric::Metric;
@@ -28,11 +28,11 @@ pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
         crate::resolve::outputs::Existing::Kept { overwrite: false },
     )?;
     if is_json(&args.file)? {
-        let mut results = load_results(&args.file)?;
-        let saved = results.analysis.clone().unwrap_or_default();
-        let options = crate::resolve::args::analysis_options(&args.analysis, &saved)?;
-        results.analyze(&options);
-        let view = ReportView::of_results(&results);
+        let saved = load_results(&args.file)?;
+        let settings = saved.judgement.analysis.clone().unwrap_or_default();
+        let options = crate::resolve::args::analysis_options(&args.analysis, &settings)?;
+        let judgement = results::judge(&saved.record, &options, Moment::AsItStands);
+        let view = ReportView::of_run(&saved.record, &judgement);
         crate::terminal::stdout(&render(&view, args.format)?);
         return super::gate::finish(&view, &args.gate, &args.file);
     }
@@ -50,7 +50,7 @@ pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
             warnings: analysis.warnings.clone(),
             alpha: options.alpha,
             verdict_alpha: options.verdict_level(),
-            results: None,
+            run: None,
             partial: None,
         };
         crate::terminal::stdout(&render(&view, args.format)?);

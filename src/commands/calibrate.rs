@@ -56,7 +56,7 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
 /// What the calibration says, in words.
 fn summary(results: &ResultsFile) -> String {
     let mut out = String::new();
-    let Some(noise) = &results.noise else {
+    let Some(noise) = &results.judgement.noise else {
         return "abtest: calibrate: no completed rounds\n".to_string();
     };
     for v in &noise.instances {
@@ -69,8 +69,18 @@ fn summary(results: &ResultsFile) -> String {
     let within: Vec<f64> = noise.instances.iter().map(|v| v.within_cv_pct).collect();
     // SDs pool as the root of their mean square: variances add, SDs do not.
     let pooled = |v: &[f64]| (v.iter().map(|x| x * x).sum::<f64>() / v.len().max(1) as f64).sqrt();
-    let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
-    let minutes = results.rounds.iter().map(|r| r.duration_s).sum::<f64>() / 60.0;
+    let tps = results
+        .judgement
+        .comparisons
+        .iter()
+        .find(|c| c.metric == Metric::Tps);
+    let minutes = results
+        .record
+        .rounds
+        .iter()
+        .map(|r| r.duration_s)
+        .sum::<f64>()
+        / 60.0;
     let between = pooled(&between);
     out.push_str(&format!(
         "On this host, instances of one configuration differ with an SD of {between:.1} % in TPS \
@@ -105,7 +115,7 @@ fn resolution_line(
     tps: Option<&crate::stats::compare::Comparison>,
     minutes: f64,
 ) -> String {
-    let instances = results.plan.schedule.instances;
+    let instances = results.record.plan.schedule.instances;
     match tps.and_then(|c| c.ci_pct.map(|ci| (c.change_pct, ci))) {
         Some((change, [low, high])) => format!(
             "A comparison like this one ({instances} instances per side, {minutes:.1} minutes \

@@ -6,7 +6,7 @@ use crate::exit::UsageError;
 use crate::plan::Outputs;
 use crate::report::{self, ReportView};
 use crate::resolve::outputs::{Existing, Input, claim, named};
-use crate::results::{self, merge::SegmentFile};
+use crate::results::{self, Moment, ResultsFile, merge::SegmentFile};
 
 /// Merges, analyses, writes the outputs and prints the table.
 pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
@@ -32,29 +32,34 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
                 results::load(path).map_err(|e| UsageError::err(format!("merge: {e:#}")))?;
             Ok(SegmentFile {
                 file: path.display().to_string(),
-                results,
+                record: results.record,
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut merged =
+    let mut record =
         results::merge::merge(files).map_err(|why| UsageError::err(format!("merge: {why}")))?;
-    merged.plan.outputs = outputs;
-    merged
+    record.plan.outputs = outputs;
+    record
         .plan
         .validate()
         .map_err(|e| UsageError::err(format!("merge: {e:#}")))?;
-    let options = merged.plan.analysis.clone();
-    merged.analyze(&options);
-    report::files::write_final(&merged.plan.outputs, &merged)?;
+    let judgement = results::judge(&record, &record.plan.analysis, Moment::AsItStands);
+    let merged = ResultsFile { record, judgement };
+    report::files::write_final(&merged.record.plan.outputs, &merged)?;
     crate::terminal::note(format_args!(
         "merged {} segment(s), {} round(s), {} transactions",
-        merged.segments.len(),
-        merged.rounds.len(),
-        merged.segments.iter().map(|s| s.transactions).sum::<u64>()
+        merged.record.segments.len(),
+        merged.record.rounds.len(),
+        merged
+            .record
+            .segments
+            .iter()
+            .map(|s| s.transactions)
+            .sum::<u64>()
     ));
     let view = ReportView::of_results(&merged);
     crate::terminal::stdout(&report::table::render(&view));
-    for warning in &merged.analysis_warnings {
+    for warning in &merged.judgement.analysis_warnings {
         crate::terminal::warning(warning);
     }
     Ok(view.exit_code())

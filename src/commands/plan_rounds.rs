@@ -147,6 +147,7 @@ fn pilot_basis(path: &Path) -> anyhow::Result<(Basis, String)> {
     let (samples, unit, rounds_per_value) = if text.trim_start().starts_with('{') {
         let run = results::load(path).map_err(|e| UsageError::err(format!("{e:#}")))?;
         let completed: Vec<_> = run
+            .record
             .rounds
             .into_iter()
             .filter(|r| r.status == results::RoundStatus::Completed)

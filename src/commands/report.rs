@@ -7,7 +7,7 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::exit::UsageError;
 use crate::report::{self, ReportView};
 use crate::resolve::outputs::{Existing, Input, Output, claim};
-use crate::results::{self, ResultsFile};
+use crate::results::{self, Moment, RoundRecord};
 
 /// Renders the report to stdout or `--output`.
 pub(crate) fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
@@ -23,15 +23,15 @@ pub(crate) fn execute(args: &ReportArgs) -> anyhow::Result<i32> {
         &[Input::new(&args.file, "the saved run being reported")],
         Existing::typed(args.overwrite),
     )?;
-    let mut results = results::load(&args.file).map_err(|e| UsageError::err(format!("{e:#}")))?;
-    let options = match &results.analysis {
+    let saved = results::load(&args.file).map_err(|e| UsageError::err(format!("{e:#}")))?;
+    let options = match &saved.judgement.analysis {
         Some(saved) => crate::resolve::args::analysis_options(&args.analysis, saved)?,
         None => {
             crate::resolve::args::analysis_options(&args.analysis, &AnalysisOptions::default())?
         }
     };
-    results.analyze(&options);
-    let view = ReportView::of_results(&results);
+    let judgement = results::judge(&saved.record, &options, Moment::AsItStands);
+    let view = ReportView::of_run(&saved.record, &judgement);
     let text = render(&view, args.format)?;
     crate::report::stdout::write_to(args.output.as_deref(), &text, Some(&args.file))?;
     super::gate::finish(&view, &args.gate, &args.file)
@@ -49,8 +49,8 @@ pub(crate) fn render(view: &ReportView<'_>, format: ReportFormat) -> anyhow::Res
     })
 }
 
-fn rounds_of<'a>(view: &ReportView<'a>) -> anyhow::Result<&'a ResultsFile> {
-    view.results.ok_or_else(|| {
+fn rounds_of<'a>(view: &ReportView<'a>) -> anyhow::Result<&'a [RoundRecord]> {
+    view.run.map(|r| &r.record.rounds[..]).ok_or_else(|| {
         UsageError::err("--format csv writes a saved run's rounds; a CSV input already is one")
     })
 }

@@ -22,7 +22,8 @@ const IDENTITY: &[&str] = &["hostname", "datadir", "port", "version"];
 /// side; exit 6 when something could not be put back.
 pub(crate) fn execute(args: &RestoreArgs) -> anyhow::Result<i32> {
     let saved = crate::results::load(&args.results)
-        .map_err(|e| UsageError::err(format!("restore: {e:#}")))?;
+        .map_err(|e| UsageError::err(format!("restore: {e:#}")))?
+        .record;
     let mut left = Vec::new();
     let mut done: Vec<String> = Vec::new();
     for side_plan in &saved.plan.sides {

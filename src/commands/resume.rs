@@ -14,13 +14,13 @@ use crate::results::{self, ResultsFile, RunStatus};
 /// The plan to resume and the results so far.
 pub(crate) fn load(path: &std::path::Path) -> anyhow::Result<(Plan, ResultsFile)> {
     let previous = results::load(path).map_err(|e| UsageError::err(format!("--resume: {e:#}")))?;
-    if previous.status == RunStatus::Completed {
+    if previous.record.status == RunStatus::Completed {
         return Err(UsageError::err(format!(
             "--resume: {} is a completed run; there is nothing to resume",
             path.display()
         )));
     }
-    if let Some(segment) = &previous.plan.segment {
+    if let Some(segment) = &previous.record.plan.segment {
         return Err(UsageError::err(format!(
             "--resume: {} is segment {}/{} of a split run, whose rounds keep to a wall-clock \
              schedule that has passed; merge the segments' completed rounds with `abtest merge`, \
@@ -30,7 +30,7 @@ pub(crate) fn load(path: &std::path::Path) -> anyhow::Result<(Plan, ResultsFile)
             segment.count
         )));
     }
-    let mut plan = previous.plan.clone();
+    let mut plan = previous.record.plan.clone();
     let mut warnings = Vec::new();
     let sides = [Side::Baseline, Side::Variant]
         .map(|side| resolve_side(&plan.side(side).profile, side, &mut warnings));

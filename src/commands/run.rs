@@ -43,10 +43,10 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
     raise_open_files_limit();
     let (results, outcome) = runner::experiment::run(&plan, previous);
     let view = ReportView::of_results(&results);
-    if !results.comparisons.is_empty() {
+    if !results.judgement.comparisons.is_empty() {
         crate::terminal::stdout(&report::table::render(&view));
     }
-    for warning in &results.analysis_warnings {
+    for warning in &results.judgement.analysis_warnings {
         crate::terminal::warning(warning);
     }
     if let Some(segment) = plan.segment.as_ref().filter(|s| s.is_split()) {
@@ -69,6 +69,7 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
 /// What a server was left with that could not be put back, and what to do about it.
 fn left_changed(results: &crate::results::ResultsFile, plan: &crate::plan::Plan) -> Option<String> {
     let left: Vec<String> = results
+        .record
         .sides
         .iter()
         .flat_map(|(side, info)| {

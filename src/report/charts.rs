@@ -9,7 +9,7 @@ use super::format::confidence;
 use crate::histogram;
 use crate::profile::Side;
 use crate::results::classes::ClassComparison;
-use crate::results::{ResultsFile, RoundRecord, RoundStatus};
+use crate::results::{RoundRecord, RoundStatus};
 use crate::stats::compare::{Comparison, Family};
 use crate::stats::metric::Metric;
 
@@ -80,9 +80,8 @@ fn svg_chart(
     Ok(svg)
 }
 
-fn completed(results: &ResultsFile, threads: u32) -> Vec<&RoundRecord> {
-    results
-        .rounds
+fn completed(rounds: &[RoundRecord], threads: u32) -> Vec<&RoundRecord> {
+    rounds
         .iter()
         .filter(|r| r.status == RoundStatus::Completed && r.threads == threads)
         .collect()
@@ -91,12 +90,12 @@ fn completed(results: &ResultsFile, threads: u32) -> Vec<&RoundRecord> {
 /// Per-round TPS of both sides at one thread level, in run order, with each side's mean
 /// and its 95 % interval as a band.
 pub(crate) fn rounds_chart(
-    results: &ResultsFile,
+    rounds: &[RoundRecord],
     names: &[String; 2],
     threads: u32,
     comparison: Option<&Comparison>,
 ) -> anyhow::Result<String> {
-    let rounds = completed(results, threads);
+    let rounds = completed(rounds, threads);
     let (low, high) = bounds(rounds.iter().map(|r| r.tps));
     // Headroom above the points for the legend, so it never covers a round.
     let high = high + 0.3 * (high - low);
@@ -158,14 +157,14 @@ pub(crate) fn rounds_chart(
 /// Latency against percentile (p50 to p99.9, on a log scale of 1/(1 − p)) from each
 /// side's merged histogram at one thread level.
 pub(crate) fn latency_chart(
-    results: &ResultsFile,
+    rounds: &[RoundRecord],
     names: &[String; 2],
     threads: u32,
 ) -> anyhow::Result<String> {
     let percentiles = [50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9];
     let curves: Vec<(Side, Vec<(f64, f64)>)> = Side::BOTH
         .iter()
-        .map(|&side| (side, percentile_curve(results, threads, side, &percentiles)))
+        .map(|&side| (side, percentile_curve(rounds, threads, side, &percentiles)))
         .collect();
     let (_, high) = bounds(curves.iter().flat_map(|(_, c)| c.iter().map(|p| p.1)));
     let scale = |p: f64| -(1.0 - p / 100.0).log10();
@@ -207,13 +206,13 @@ pub(crate) fn latency_chart(
 }
 
 fn percentile_curve(
-    results: &ResultsFile,
+    rounds: &[RoundRecord],
     threads: u32,
     side: Side,
     percentiles: &[f64],
 ) -> Vec<(f64, f64)> {
     let mut merged: Option<hdrhistogram::Histogram<u64>> = None;
-    for round in completed(results, threads)
+    for round in completed(rounds, threads)
         .into_iter()
         .filter(|r| r.side == side)
     {

@@ -4,7 +4,6 @@
 //! interval across rounds.
 
 use super::format;
-use crate::results::ResultsFile;
 use crate::results::classes::ClassComparison;
 
 /// The table's title, which says what is compared and how it is adjusted.
@@ -36,8 +35,8 @@ pub(crate) fn numeric() -> Vec<bool> {
 }
 
 /// One row per compared class, in the results file's order (slowest change first).
-pub(crate) fn rows(results: &ResultsFile) -> Vec<Vec<String>> {
-    results.query_classes.iter().map(row).collect()
+pub(crate) fn rows(query_classes: &[ClassComparison]) -> Vec<Vec<String>> {
+    query_classes.iter().map(row).collect()
 }
 
 fn row(c: &ClassComparison) -> Vec<String> {

@@ -2,7 +2,7 @@
 //! `abtest analyze` reads (`side,threads,round,tps,...`), so the file can be analysed
 //! again on its own.
 
-use crate::results::{ResultsFile, RoundRecord};
+use crate::results::RoundRecord;
 
 /// The columns that identify a round: `abtest analyze` pairs rounds by them.
 pub(crate) const KEY_COLUMNS: [&str; 3] = ["side", "threads", "round"];
@@ -39,7 +39,7 @@ const METRIC_COLUMNS: [&str; 10] = [
 ];
 
 /// Renders the rounds as CSV.
-pub(crate) fn render(results: &ResultsFile) -> anyhow::Result<String> {
+pub(crate) fn render(rounds: &[RoundRecord]) -> anyhow::Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record(
         KEY_COLUMNS
@@ -47,7 +47,7 @@ pub(crate) fn render(results: &ResultsFile) -> anyhow::Result<String> {
             .chain(&NOT_METRICS)
             .chain(&METRIC_COLUMNS),
     )?;
-    for round in &results.rounds {
+    for round in rounds {
         writer.write_record(row(round))?;
     }
     Ok(String::from_utf8(

@@ -45,7 +45,7 @@ fn bound_text(c: &Comparison) -> Option<String> {
         }
         return Some("has no interval".into());
     };
-    let verdict = c.verdict.unwrap_or(Verdict::Inconclusive);
+    let verdict = c.verdict;
     Some(if c.metric.is_rate() {
         rate_bound(verdict, lo, hi)
     } else if c.metric == Metric::Tps {
@@ -68,33 +68,36 @@ fn magnitude(value: f64, tolerance: f64) -> String {
     format!("{value:.3}")
 }
 
-/// A throughput bound as a loss, the way a change ticket states it.
-fn throughput_bound(verdict: Verdict, lo: f64, hi: f64, tolerance: f64) -> String {
+/// A throughput bound as a loss, the way a change ticket states it. Without a verdict
+/// (withheld from an unfinished run) the bound reads as the interval it is.
+fn throughput_bound(verdict: Option<Verdict>, lo: f64, hi: f64, tolerance: f64) -> String {
     match verdict {
-        Verdict::Go if lo >= 0.0 => format!("not lower (at least {lo:+.1} %)"),
-        Verdict::Go => format!("loss at most {} %", magnitude(-lo, tolerance)),
-        Verdict::NoGo => format!("loss at least {} %", magnitude(-hi, tolerance)),
-        Verdict::Inconclusive => format!("change between {lo:+.1} % and {hi:+.1} %"),
+        Some(Verdict::Go) if lo >= 0.0 => format!("not lower (at least {lo:+.1} %)"),
+        Some(Verdict::Go) => format!("loss at most {} %", magnitude(-lo, tolerance)),
+        Some(Verdict::NoGo) => format!("loss at least {} %", magnitude(-hi, tolerance)),
+        Some(Verdict::Inconclusive) | None => format!("change between {lo:+.1} % and {hi:+.1} %"),
     }
 }
 
 /// A latency (or other lower-is-better) bound as a rise.
-fn rise_bound(verdict: Verdict, lo: f64, hi: f64, tolerance: f64) -> String {
+fn rise_bound(verdict: Option<Verdict>, lo: f64, hi: f64, tolerance: f64) -> String {
     match verdict {
-        Verdict::Go if hi <= 0.0 => format!("not higher (at most {hi:+.1} %)"),
-        Verdict::Go => format!("up at most {} %", magnitude(hi, tolerance)),
-        Verdict::NoGo => format!("up at least {} %", magnitude(lo, tolerance)),
-        Verdict::Inconclusive if lo < -99.0 => format!("change between <-99 % and {hi:+.1} %"),
-        Verdict::Inconclusive => format!("change between {lo:+.1} % and {hi:+.1} %"),
+        Some(Verdict::Go) if hi <= 0.0 => format!("not higher (at most {hi:+.1} %)"),
+        Some(Verdict::Go) => format!("up at most {} %", magnitude(hi, tolerance)),
+        Some(Verdict::NoGo) => format!("up at least {} %", magnitude(lo, tolerance)),
+        Some(Verdict::Inconclusive) | None if lo < -99.0 => {
+            format!("change between <-99 % and {hi:+.1} %")
+        }
+        Some(Verdict::Inconclusive) | None => format!("change between {lo:+.1} % and {hi:+.1} %"),
     }
 }
 
 /// The variant's error rate, in %.
-fn rate_bound(verdict: Verdict, lo: f64, hi: f64) -> String {
+fn rate_bound(verdict: Option<Verdict>, lo: f64, hi: f64) -> String {
     match verdict {
-        Verdict::Go => format!("at most {:.2} %", hi.max(0.0)),
-        Verdict::NoGo => format!("at least {lo:.2} %"),
-        Verdict::Inconclusive => format!("between {:.2} % and {hi:.2} %", lo.max(0.0)),
+        Some(Verdict::Go) => format!("at most {:.2} %", hi.max(0.0)),
+        Some(Verdict::NoGo) => format!("at least {lo:.2} %"),
+        Some(Verdict::Inconclusive) | None => format!("between {:.2} % and {hi:.2} %", lo.max(0.0)),
     }
 }
 
@@ -105,41 +108,44 @@ mod tests {
     #[test]
     fn bounds_read_as_losses_rises_and_rates() {
         assert_eq!(
-            throughput_bound(Verdict::Go, -31.04, 12.2, 40.0),
+            throughput_bound(Some(Verdict::Go), -31.04, 12.2, 40.0),
             "loss at most 31.0 %"
         );
         assert_eq!(
-            throughput_bound(Verdict::NoGo, -40.0, -12.34, 5.0),
+            throughput_bound(Some(Verdict::NoGo), -40.0, -12.34, 5.0),
             "loss at least 12.3 %"
         );
         assert_eq!(
-            throughput_bound(Verdict::Inconclusive, -7.9, 1.2, 5.0),
+            throughput_bound(Some(Verdict::Inconclusive), -7.9, 1.2, 5.0),
             "change between -7.9 % and +1.2 %"
         );
         assert_eq!(
-            rise_bound(Verdict::Go, -3.0, 4.25, 10.0),
+            rise_bound(Some(Verdict::Go), -3.0, 4.25, 10.0),
             "up at most 4.2 %"
         );
         assert_eq!(
-            rise_bound(Verdict::NoGo, 12.0, 30.0, 10.0),
+            rise_bound(Some(Verdict::NoGo), 12.0, 30.0, 10.0),
             "up at least 12.0 %"
         );
-        assert_eq!(rate_bound(Verdict::NoGo, 44.2, 45.8), "at least 44.20 %");
-        assert_eq!(rate_bound(Verdict::Go, -0.1, 0.3), "at most 0.30 %");
+        assert_eq!(
+            rate_bound(Some(Verdict::NoGo), 44.2, 45.8),
+            "at least 44.20 %"
+        );
+        assert_eq!(rate_bound(Some(Verdict::Go), -0.1, 0.3), "at most 0.30 %");
     }
 
     #[test]
     fn a_bound_next_to_its_tolerance_never_reads_as_the_tolerance() {
         assert_eq!(
-            throughput_bound(Verdict::NoGo, -33.6, -5.02, 5.0),
+            throughput_bound(Some(Verdict::NoGo), -33.6, -5.02, 5.0),
             "loss at least 5.02 %"
         );
         assert_eq!(
-            throughput_bound(Verdict::Go, -4.996, 3.0, 5.0),
+            throughput_bound(Some(Verdict::Go), -4.996, 3.0, 5.0),
             "loss at most 4.996 %"
         );
         assert_eq!(
-            rise_bound(Verdict::Go, -1.0, 9.96, 10.0),
+            rise_bound(Some(Verdict::Go), -1.0, 9.96, 10.0),
             "up at most 9.96 %"
         );
     }

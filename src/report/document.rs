@@ -4,7 +4,7 @@
 //! (Markdown, HTML, Jira), so the formats cannot drift apart (the shape of hyperfine's
 //! `export/markup.rs`).
 
-use super::{ReportView, classes, sections};
+use super::{ReportView, Run, classes, sections};
 use crate::stats::compare::Family;
 
 /// A table of a report.
@@ -80,13 +80,13 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
             verdict_column: None,
         });
     }
-    if let Some(results) = view.results.filter(|r| !r.query_classes.is_empty()) {
+    if let Some(run) = view.run.filter(|r| !r.judgement.query_classes.is_empty()) {
         markup.label(classes::TITLE);
         markup.classes(view)?;
         markup.table(&Table {
             id: "classes",
             header: classes::header(view.alpha),
-            rows: classes::rows(results),
+            rows: classes::rows(&run.judgement.query_classes),
             numeric: classes::numeric(),
             verdict_column: None,
         });
@@ -95,28 +95,33 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
     if !notes.is_empty() {
         markup.notes(&notes);
     }
-    if let Some(results) = view.results.filter(|r| !r.looks.is_empty()) {
+    if let Some(record) = view.run.map(|r| r.record).filter(|r| !r.looks.is_empty()) {
         markup.label("Sequential looks");
         markup.table(&Table {
             id: "looks",
             header: sections::looks_header().to_vec(),
-            rows: sections::looks_rows(results)
+            rows: sections::looks_rows(record)
                 .into_iter()
                 .map(Vec::from)
                 .collect(),
             numeric: vec![true, true, true, false, true, false, true],
             verdict_column: Some(5),
         });
-        if let Some(reason) = &results.stopped {
+        if let Some(reason) = &record.stopped {
             markup.paragraph(&format!("Stopped: {reason}."));
         }
     }
-    if let Some(results) = view.results {
+    if let Some(Run { record, judgement }) = view.run {
         markup.charts(view)?;
         markup.section("Method");
-        markup.paragraph(&sections::method(results, view.alpha, view.verdict_alpha));
+        markup.paragraph(&sections::method(
+            record,
+            view.comparisons,
+            view.alpha,
+            view.verdict_alpha,
+        ));
         markup.section("What differs between the sides");
-        let differences = sections::differences(results);
+        let differences = sections::differences(record);
         if differences.is_empty() {
             markup.paragraph(sections::NO_DIFFERENCE);
         } else {
@@ -130,7 +135,7 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
                 verdict_column: None,
             });
         }
-        for (title, rows) in sections::defaults_files(results) {
+        for (title, rows) in sections::defaults_files(record) {
             markup.section(&title);
             markup.table(&Table {
                 id: "defaults-file",
@@ -142,7 +147,7 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
                 verdict_column: None,
             });
         }
-        if let Some(check) = &results.result_check {
+        if let Some(check) = &record.result_check {
             markup.section("Answers");
             markup.paragraph(&format!("{}.", check.summary()));
             let rows = sections::answer_rows(check);
@@ -166,8 +171,8 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
             }
         }
         markup.section("Environment");
-        markup.list(&sections::environment(results));
-        if let Some(noise) = &results.noise {
+        markup.list(&sections::environment(record, judgement.noise.as_ref()));
+        if let Some(noise) = &judgement.noise {
             markup.section("Noise budget");
             markup.list(&noise.lines());
         }
@@ -176,7 +181,7 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
         markup.section("Warnings");
         markup.list(&view.warnings);
     }
-    if let Some(command) = view.results.and_then(sections::reproduce) {
+    if let Some(command) = view.run.and_then(|r| sections::reproduce(r.record)) {
         markup.section("Reproduce");
         markup.code(&command);
     }

@@ -12,7 +12,7 @@ pub(crate) fn write_progress(outputs: &Outputs, results: &ResultsFile) -> anyhow
         results::save(path, results)?;
     }
     if let Some(path) = &outputs.csv {
-        write_atomic(path, csv::render(results)?.as_bytes())?;
+        write_atomic(path, csv::render(&results.record.rounds)?.as_bytes())?;
     }
     Ok(())
 }

@@ -57,15 +57,20 @@ impl Markup for Html {
     }
 
     fn classes(&mut self, view: &ReportView<'_>) -> anyhow::Result<()> {
-        let Some(results) = view.results else {
+        let Some(run) = view.run else {
             return Ok(());
         };
-        let mut levels: Vec<u32> = results.query_classes.iter().map(|c| c.threads).collect();
+        let mut levels: Vec<u32> = run
+            .judgement
+            .query_classes
+            .iter()
+            .map(|c| c.threads)
+            .collect();
         levels.dedup();
         for threads in levels {
             figure(
                 &mut self.out,
-                &charts::classes_chart(&results.query_classes, threads, view.alpha)?,
+                &charts::classes_chart(&run.judgement.query_classes, threads, view.alpha)?,
             );
         }
         Ok(())
@@ -114,11 +119,12 @@ impl Markup for Html {
 
     /// Each level's rounds in run order and its latency curves, then the sweep.
     fn charts(&mut self, view: &ReportView<'_>) -> anyhow::Result<()> {
-        let Some(results) = view.results else {
+        let Some(run) = view.run else {
             return Ok(());
         };
+        let rounds = &run.record.rounds;
         let _ = writeln!(self.out, "<h2>Charts</h2>");
-        let mut levels: Vec<u32> = results.rounds.iter().map(|r| r.threads).collect();
+        let mut levels: Vec<u32> = rounds.iter().map(|r| r.threads).collect();
         levels.sort_unstable();
         levels.dedup();
         for threads in &levels {
@@ -128,11 +134,11 @@ impl Markup for Html {
                 .find(|c| c.threads == *threads && c.metric == Metric::Tps);
             figure(
                 &mut self.out,
-                &charts::rounds_chart(results, &view.names, *threads, tps)?,
+                &charts::rounds_chart(rounds, &view.names, *threads, tps)?,
             );
             figure(
                 &mut self.out,
-                &charts::latency_chart(results, &view.names, *threads)?,
+                &charts::latency_chart(rounds, &view.names, *threads)?,
             );
         }
         if levels.len() > 1 {

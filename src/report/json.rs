@@ -13,7 +13,7 @@ pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
         "variant": view.names[1],
         "alpha": view.alpha,
         "comparisons": view.comparisons,
-        "query_classes": view.results.map_or(&[][..], |r| &r.query_classes),
+        "query_classes": view.run.map_or(&[][..], |r| &r.judgement.query_classes),
         "verdict": view.verdict,
         "status": view.status_label(),
         "partial": view.partial,

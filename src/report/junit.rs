@@ -113,7 +113,7 @@ fn cases(view: &ReportView<'_>) -> Vec<Case> {
             });
         }
     }
-    if let Some(check) = view.results.and_then(|r| r.result_check.as_ref()) {
+    if let Some(check) = view.run.and_then(|r| r.record.result_check.as_ref()) {
         cases.push(Case {
             name: "both sides give the same answers".into(),
             outcome: if !check.answers_differ() {

@@ -1,6 +1,8 @@
 //! Reports rendered from an analysis. Each format owns one file; all of them read the
 //! same [`ReportView`], so `abtest analyze` can render any of them from a saved run or
-//! from a CSV of per-round values.
+//! from a CSV of per-round values. A view of a run holds its judgement and its record
+//! apart ([`Run`]): a report shows what the judge decided and the facts beside it, and
+//! never decides anything itself.
 
 pub(crate) mod charts;
 pub(crate) mod classes;
@@ -20,7 +22,7 @@ pub(crate) mod table;
 
 use crate::analysis::AnalysisOptions;
 use crate::profile::Side;
-use crate::results::ResultsFile;
+use crate::results::{Judgement, ResultsFile, RunRecord};
 use crate::stats::compare::{Comparison, Family};
 use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;
@@ -42,10 +44,19 @@ pub(crate) struct ReportView<'a> {
     pub(crate) alpha: f64,
     /// The one-sided level of the verdicts' bounds: α, or a look's own level.
     pub(crate) verdict_alpha: f64,
-    /// The full results, when the report is about an abtest run.
-    pub(crate) results: Option<&'a ResultsFile>,
+    /// The run, when the report is about an abtest run.
+    pub(crate) run: Option<Run<'a>>,
     /// Why the run gives no verdict, when it did not finish its plan.
     pub(crate) partial: Option<String>,
+}
+
+/// The run behind a report: what happened, and the judgement made of it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Run<'a> {
+    /// The facts.
+    pub(crate) record: &'a RunRecord,
+    /// What the analysis made of them.
+    pub(crate) judgement: &'a Judgement,
 }
 
 impl<'a> ReportView<'a> {
@@ -84,37 +95,42 @@ impl<'a> ReportView<'a> {
 
     /// ", adjusted for N looks" for a run that looked at its data along the way.
     fn looks_adjustment(&self) -> String {
-        match self.results.map_or(0, |r| r.looks.len()) {
+        match self.run.map_or(0, |r| r.record.looks.len()) {
             0 => String::new(),
             1 => ", adjusted for 1 look".into(),
             n => format!(", adjusted for {n} looks"),
         }
     }
 
-    /// A view of a results file.
+    /// A view of a results file: its record as judged.
     pub(crate) fn of_results(results: &'a ResultsFile) -> ReportView<'a> {
+        ReportView::of_run(&results.record, &results.judgement)
+    }
+
+    /// A view of a run's `record` as `judgement` judged it.
+    pub(crate) fn of_run(record: &'a RunRecord, judgement: &'a Judgement) -> ReportView<'a> {
         let name = |side| {
-            results
+            record
                 .sides
                 .get(&side)
                 .map(|s| s.name.clone())
                 .unwrap_or_else(|| side.to_string())
         };
-        let mut warnings = results.warnings.clone();
-        warnings.extend(results.analysis_warnings.iter().cloned());
+        let mut warnings = record.warnings.clone();
+        warnings.extend(judgement.analysis_warnings.iter().cloned());
         ReportView {
             names: [name(Side::Baseline), name(Side::Variant)],
-            comparisons: &results.comparisons,
-            verdict: results.verdict,
-            unchecked: &results.unchecked_tolerances,
+            comparisons: &judgement.comparisons,
+            verdict: judgement.verdict,
+            unchecked: &judgement.unchecked_tolerances,
             warnings,
-            alpha: results.analysis.as_ref().map_or(0.05, |a| a.alpha),
-            verdict_alpha: results
+            alpha: judgement.analysis.as_ref().map_or(0.05, |a| a.alpha),
+            verdict_alpha: judgement
                 .analysis
                 .as_ref()
                 .map_or(0.05, AnalysisOptions::verdict_level),
-            results: Some(results),
-            partial: results.partial.clone(),
+            run: Some(Run { record, judgement }),
+            partial: judgement.partial.clone(),
         }
     }
 
@@ -206,7 +222,7 @@ impl<'a> ReportView<'a> {
             }
         }
         if verdict == Verdict::NoGo
-            && let Some(check) = self.results.and_then(|r| r.result_check.as_ref())
+            && let Some(check) = self.run.and_then(|r| r.record.result_check.as_ref())
             && check.answers_differ()
         {
             // Different answers decide before any speed does: they come first.

@@ -3,8 +3,10 @@
 //! Markdown and HTML render the same facts and differ only in markup.
 
 use super::{ReportView, decision, format, judgement};
-use crate::results::ResultsFile;
+use crate::results::RunRecord;
+use crate::results::noise::NoiseBudget;
 use crate::stats::blocked::{BlockEstimate, LoadAdjustment, LoadImbalance};
+use crate::stats::compare::Comparison;
 use crate::stats::compare::Family;
 use crate::stats::metric::Metric;
 
@@ -77,8 +79,13 @@ pub(crate) fn rows(view: &ReportView<'_>, family: Family) -> Vec<Vec<String>> {
 }
 
 /// The method in one paragraph.
-pub(crate) fn method(results: &ResultsFile, alpha: f64, verdict_alpha: f64) -> String {
-    let plan = &results.plan;
+pub(crate) fn method(
+    record: &RunRecord,
+    comparisons: &[Comparison],
+    alpha: f64,
+    verdict_alpha: f64,
+) -> String {
+    let plan = &record.plan;
     let schedule = &plan.schedule;
     let workload = &plan.workload;
     let duration = |d: std::time::Duration| humantime::format_duration(d).to_string();
@@ -91,7 +98,7 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64, verdict_alpha: f64) -> S
          metrics (α = {}). Verdicts, where tolerances were given, are non-inferiority tests: \
          each reads the one-sided {} % bound of the change (a bound of the {} % two-sided \
          interval), shown in the column \"verdict reads\"; the {} % interval is the estimate.{}",
-        rounds_run(results),
+        rounds_run(record),
         levels.join(", "),
         schedule.order.as_str().to_uppercase(),
         plan.seed,
@@ -109,20 +116,20 @@ pub(crate) fn method(results: &ResultsFile, alpha: f64, verdict_alpha: f64) -> S
         workload.tables.count,
         workload.tables.rows,
         values_per_side(schedule.instances),
-        comparison_method(results, alpha),
+        comparison_method(comparisons, alpha),
         format::level(alpha),
         format::confidence(verdict_alpha),
         format::confidence(2.0 * verdict_alpha),
         format::confidence(alpha),
-        load_adjustment(results, alpha),
+        load_adjustment(comparisons, alpha),
     )
 }
 
 /// "14 rounds per side", or for a run its looks stopped early "Up to 14 rounds per side
 /// (the run stopped at look 3, after 10)".
-fn rounds_run(results: &ResultsFile) -> String {
-    let planned = results.plan.schedule.rounds;
-    match results.looks.last() {
+fn rounds_run(record: &RunRecord) -> String {
+    let planned = record.plan.schedule.rounds;
+    match record.looks.last() {
         Some(look) if look.rounds_per_side < planned => format!(
             "Up to {planned} rounds per side (the run stopped at look {}, after {})",
             look.look, look.rounds_per_side
@@ -134,9 +141,8 @@ fn rounds_run(results: &ResultsFile) -> String {
 /// How the sides are compared: Welch and Fieller on independent values, or block by
 /// block when the analysis followed the round order (`stats::blocked`) — read from the
 /// comparisons themselves, so the paragraph says what was done.
-fn comparison_method(results: &ResultsFile, alpha: f64) -> String {
-    let blocking = results
-        .comparisons
+fn comparison_method(comparisons: &[Comparison], alpha: f64) -> String {
+    let blocking = comparisons
         .iter()
         .find_map(|c| c.blocks.map(|b| b.blocking));
     let confidence = format::confidence(alpha);
@@ -157,9 +163,8 @@ fn comparison_method(results: &ResultsFile, alpha: f64) -> String {
 }
 
 /// The TPS comparison whose asked-for adjustment was refused, with the imbalance.
-fn refused_tps(results: &ResultsFile) -> Option<(u32, LoadImbalance)> {
-    results
-        .comparisons
+fn refused_tps(comparisons: &[Comparison]) -> Option<(u32, LoadImbalance)> {
+    comparisons
         .iter()
         .filter(|c| c.metric == Metric::Tps)
         .find_map(|c| Some((c.threads, c.blocks?.imbalance?)))
@@ -167,9 +172,10 @@ fn refused_tps(results: &ResultsFile) -> Option<(u32, LoadImbalance)> {
 
 /// The TPS estimate adjusted for the host's load and the plain one beside it, when the
 /// analysis adjusted.
-fn adjusted_tps(results: &ResultsFile) -> Option<(BlockEstimate, LoadAdjustment, BlockEstimate)> {
-    results
-        .comparisons
+fn adjusted_tps(
+    comparisons: &[Comparison],
+) -> Option<(BlockEstimate, LoadAdjustment, BlockEstimate)> {
+    comparisons
         .iter()
         .filter(|c| c.metric == Metric::Tps)
         .find_map(|c| {
@@ -180,9 +186,9 @@ fn adjusted_tps(results: &ResultsFile) -> Option<(BlockEstimate, LoadAdjustment,
 
 /// How the estimates were adjusted for the host's load, if they were, with TPS before
 /// and after: the last sentences of the method paragraph.
-fn load_adjustment(results: &ResultsFile, alpha: f64) -> String {
-    let Some((adjusted, adjustment, plain)) = adjusted_tps(results) else {
-        return match refused_tps(results) {
+fn load_adjustment(comparisons: &[Comparison], alpha: f64) -> String {
+    let Some((adjusted, adjustment, plain)) = adjusted_tps(comparisons) else {
+        return match refused_tps(comparisons) {
             Some((threads, imbalance)) => {
                 let sentence = crate::analysis::imbalance_sentence(threads, &imbalance);
                 format!(" The estimates were {sentence}.")
@@ -210,8 +216,8 @@ fn load_adjustment(results: &ResultsFile, alpha: f64) -> String {
 }
 
 /// One line for the terminal when the estimates were adjusted for the host's load.
-pub(crate) fn adjustment_note(results: &ResultsFile, alpha: f64) -> Option<String> {
-    let (_, adjustment, plain) = adjusted_tps(results)?;
+pub(crate) fn adjustment_note(comparisons: &[Comparison], alpha: f64) -> Option<String> {
+    let (_, adjustment, plain) = adjusted_tps(comparisons)?;
     Some(format!(
         "adjusted for the host's load: other processes' CPU explains {:.0} % of the blocks' \
          TPS variance; unadjusted TPS {} (--adjust none turns this off)",
@@ -235,7 +241,7 @@ fn values_per_side(instances: u32) -> String {
 }
 
 /// The variables that differ: (name, baseline, variant).
-pub(crate) fn differences(results: &ResultsFile) -> Vec<[String; 3]> {
+pub(crate) fn differences(results: &RunRecord) -> Vec<[String; 3]> {
     results
         .differences
         .iter()
@@ -251,7 +257,7 @@ pub(crate) fn differences(results: &ResultsFile) -> Vec<[String; 3]> {
 
 /// Each side's my.cnf (`[server] defaults_file`): a title and one row per option with
 /// what abtest did with it.
-pub(crate) fn defaults_files(results: &ResultsFile) -> Vec<(String, Vec<Vec<String>>)> {
+pub(crate) fn defaults_files(results: &RunRecord) -> Vec<(String, Vec<Vec<String>>)> {
     results
         .plan
         .sides
@@ -283,8 +289,9 @@ pub(crate) fn defaults_files(results: &ResultsFile) -> Vec<(String, Vec<Vec<Stri
 pub(crate) const NO_DIFFERENCE: &str =
     "Nothing: same variables and same client TLS. This is an A/A comparison.";
 
-/// Environment lines: the host, each side's server, abtest.
-pub(crate) fn environment(results: &ResultsFile) -> Vec<String> {
+/// Environment lines: the host, each side's server, abtest; with the run's `noise`, how
+/// far apart its server instances were.
+pub(crate) fn environment(results: &RunRecord, noise: Option<&NoiseBudget>) -> Vec<String> {
     let mut lines = vec![format!("host: {}", results.host.describe())];
     for (side, info) in &results.sides {
         if let Some(facts) = &info.facts {
@@ -319,10 +326,10 @@ pub(crate) fn environment(results: &ResultsFile) -> Vec<String> {
     if !results.segments.is_empty() {
         lines.push(segments_line(results));
     }
-    if let Some(line) = instances_line(results) {
+    if let Some(line) = noise.and_then(instances_line) {
         lines.push(line);
     }
-    if let Some(effect) = results.noise.as_ref().and_then(|n| n.server_effect_pct) {
+    if let Some(effect) = noise.and_then(|n| n.server_effect_pct) {
         lines.push(format!(
             "servers swapped halfway (--swap): with the same settings the baseline's server ran \
              {effect:+.1} % against the variant's; each setting ran half its rounds on each server"
@@ -333,8 +340,7 @@ pub(crate) fn environment(results: &ResultsFile) -> Vec<String> {
 }
 
 /// How far apart server instances of one configuration were (`--instances`).
-fn instances_line(results: &ResultsFile) -> Option<String> {
-    let noise = results.noise.as_ref()?;
+fn instances_line(noise: &NoiseBudget) -> Option<String> {
     if noise.instances.is_empty() {
         return None;
     }
@@ -359,7 +365,7 @@ fn instances_line(results: &ResultsFile) -> Option<String> {
 }
 
 /// Where the client load of a merged run came from.
-fn segments_line(results: &ResultsFile) -> String {
+fn segments_line(results: &RunRecord) -> String {
     let parts: Vec<String> = results
         .segments
         .iter()
@@ -381,7 +387,7 @@ fn segments_line(results: &ResultsFile) -> String {
 }
 
 /// How the client drove the servers: scheduling, connections, freezing, CPU placement.
-fn client_line(results: &ResultsFile) -> String {
+fn client_line(results: &RunRecord) -> String {
     let plan = &results.plan;
     let client = &plan.client;
     let mut placement: Vec<String> = Vec::new();
@@ -411,7 +417,7 @@ fn client_line(results: &ResultsFile) -> String {
 }
 
 /// The command that reproduces the run.
-pub(crate) fn reproduce(results: &ResultsFile) -> Option<String> {
+pub(crate) fn reproduce(results: &RunRecord) -> Option<String> {
     Some(results.plan.command_line.clone()).filter(|line| !line.is_empty())
 }
 
@@ -430,7 +436,7 @@ pub(crate) fn looks_header() -> [String; 7] {
 }
 
 /// One row per look.
-pub(crate) fn looks_rows(results: &ResultsFile) -> Vec<[String; 7]> {
+pub(crate) fn looks_rows(results: &RunRecord) -> Vec<[String; 7]> {
     results
         .looks
         .iter()

@@ -4,7 +4,7 @@
 use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets};
 
 use super::{ReportView, classes, decision, format, judgement, sections};
-use crate::results::ResultsFile;
+use crate::results::classes::ClassComparison;
 use crate::stats::compare::{Comparison, Family};
 use crate::stats::verdict::Verdict;
 
@@ -40,8 +40,13 @@ pub(crate) fn render_styled(view: &ReportView<'_>, color: bool) -> String {
                 level_table(view, &explanatory, color)
             ));
         }
-        if let Some(results) = view.results {
-            out.push_str(&classes_table(view, results, *threads, color));
+        if let Some(run) = view.run {
+            out.push_str(&classes_table(
+                view,
+                &run.judgement.query_classes,
+                *threads,
+                color,
+            ));
         }
     }
     if levels.len() > 1 {
@@ -49,18 +54,18 @@ pub(crate) fn render_styled(view: &ReportView<'_>, color: bool) -> String {
     }
     out.push_str(&format!("{}\n", view.headline()));
     if let Some(note) = view
-        .results
-        .and_then(|r| sections::adjustment_note(r, view.alpha))
+        .run
+        .and_then(|r| sections::adjustment_note(&r.judgement.comparisons, view.alpha))
     {
         out.push_str(&format!("{note}\n"));
     }
-    if let Some(results) = view.results.filter(|r| !r.looks.is_empty()) {
+    if let Some(record) = view.run.map(|r| r.record).filter(|r| !r.looks.is_empty()) {
         let mut looks = new_table(sections::looks_header().to_vec(), color);
-        for row in sections::looks_rows(results) {
+        for row in sections::looks_rows(record) {
             looks.add_row(row.to_vec());
         }
         out.push_str(&format!("looks\n{looks}\n"));
-        if let Some(reason) = &results.stopped {
+        if let Some(reason) = &record.stopped {
             out.push_str(&format!("stopped: {reason}\n"));
         }
     }
@@ -117,11 +122,11 @@ fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) 
 /// [`CLASSES_SHOWN`] of them; empty when the run has no class table.
 fn classes_table(
     view: &ReportView<'_>,
-    results: &ResultsFile,
+    query_classes: &[ClassComparison],
     threads: u32,
     color: bool,
 ) -> String {
-    let rows: Vec<Vec<String>> = classes::rows(results)
+    let rows: Vec<Vec<String>> = classes::rows(query_classes)
         .into_iter()
         .filter(|row| row[0] == threads.to_string())
         .collect();

@@ -7,7 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{ResultsFile, RoundRecord, RoundStatus};
+use super::record::RunRecord;
+use super::round::{RoundRecord, RoundStatus};
 
 /// How far a round's TPS may be from transactions / duration: rounding in a merge of
 /// segments stays far below it; an edited count or duration is far above.
@@ -15,7 +16,7 @@ const TPS_AGREEMENT: f64 = 0.01;
 
 /// The first thing in `results` that no run writes, as a message naming the round and
 /// the field.
-pub(crate) fn check(results: &ResultsFile) -> Result<(), String> {
+pub(crate) fn check(results: &RunRecord) -> Result<(), String> {
     results
         .plan
         .check_saved()

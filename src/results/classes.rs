@@ -10,37 +10,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{LatencyMs, RoundRecord, RoundStatus};
+use super::round::{ClassRound, LatencyMs, RoundRecord, RoundStatus};
 use crate::histogram;
 use crate::profile::Side;
 use crate::stats::blocked::{Adjust, Blocking};
 use crate::stats::compare::compare;
 use crate::stats::metric::Metric;
-
-/// One query class in one round.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct ClassRound {
-    /// The class: a sysbench statement kind, or a workload file's statement as written.
-    pub(crate) class: String,
-    /// Statements of the class in the round's measured events.
-    pub(crate) calls: u64,
-    /// Their latency.
-    pub(crate) latency_ms: LatencyMs,
-    /// Their latency histogram (µs), HdrHistogram V2 deflate, base64.
-    pub(crate) histogram: String,
-}
-
-impl ClassRound {
-    /// The class's round from its merged histogram (µs).
-    pub(crate) fn of(class: &str, histogram: &hdrhistogram::Histogram<u64>) -> ClassRound {
-        ClassRound {
-            class: class.to_string(),
-            calls: histogram.len(),
-            latency_ms: LatencyMs::of(histogram),
-            histogram: histogram::encode(histogram),
-        }
-    }
-}
 
 /// One query class compared between the sides at one thread level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

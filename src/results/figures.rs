@@ -8,8 +8,8 @@
 
 use std::time::Duration;
 
-use super::classes::ClassRound;
-use super::{LatencyMs, ResultsFile, RoundRecord};
+use super::record::RunRecord;
+use super::round::{ClassRound, LatencyMs, RoundRecord};
 use crate::histogram;
 
 /// How much longer than the plan's round time a measured period may run: the round's
@@ -184,7 +184,7 @@ fn number(value: f64) -> String {
 }
 
 /// The run-wide figures outside the rounds: each move to fresh instances and each look.
-pub(crate) fn check_run(results: &ResultsFile) -> Result<(), String> {
+pub(crate) fn check_run(results: &RunRecord) -> Result<(), String> {
     for &seconds in &results.instance_switches_s {
         non_negative("instance_switches_s", seconds)?;
     }

@@ -11,7 +11,8 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use super::{LatencyMs, OpenLoop, ResultsFile, RoundRecord, RoundStatus, RunStatus, SegmentSource};
+use super::record::{RunRecord, RunStatus, SegmentSource};
+use super::round::{LatencyMs, OpenLoop, RoundRecord, RoundStatus};
 use crate::histogram;
 use crate::plan::Plan;
 use crate::segment::Segment;
@@ -21,13 +22,13 @@ use crate::server::facts;
 pub(crate) struct SegmentFile {
     /// The file, as given.
     pub(crate) file: String,
-    /// Its contents.
-    pub(crate) results: ResultsFile,
+    /// What the segment recorded.
+    pub(crate) record: RunRecord,
 }
 
 impl SegmentFile {
     fn segment(&self) -> &Segment {
-        self.results
+        self.record
             .plan
             .segment
             .as_ref()
@@ -36,12 +37,12 @@ impl SegmentFile {
 }
 
 /// Joins the segments of one run; an error says which segment or round is wrong.
-pub(crate) fn merge(mut files: Vec<SegmentFile>) -> Result<ResultsFile, String> {
+pub(crate) fn merge(mut files: Vec<SegmentFile>) -> Result<RunRecord, String> {
     check_set(&mut files)?;
     check_same_plan(&files)?;
     check_same_servers(&files)?;
     let positions = common_positions(&files);
-    let mut merged = files[0].results.clone();
+    let mut merged = files[0].record.clone();
     merged.rounds = Vec::with_capacity(positions.len());
     for position in &positions {
         let rounds: Vec<&RoundRecord> = files.iter().map(|f| round_at(f, *position)).collect();
@@ -52,20 +53,18 @@ pub(crate) fn merge(mut files: Vec<SegmentFile>) -> Result<ResultsFile, String> 
     merged.segments = files.iter().map(|f| source(f, &positions)).collect();
     merged.status = files
         .iter()
-        .map(|f| f.results.status)
+        .map(|f| f.record.status)
         .find(|s| *s != RunStatus::Completed)
         .unwrap_or(RunStatus::Completed);
-    merged.error = files.iter().find_map(|f| f.results.error.clone());
+    merged.error = files.iter().find_map(|f| f.record.error.clone());
     merged.plan.segment = None;
     merged.plan.outputs = Default::default();
-    merged.comparisons.clear();
-    merged.verdict = None;
     Ok(merged)
 }
 
 /// Every file is a segment of the same count, and every index is there exactly once.
 fn check_set(files: &mut [SegmentFile]) -> Result<(), String> {
-    if let Some(plain) = files.iter().find(|f| f.results.plan.segment.is_none()) {
+    if let Some(plain) = files.iter().find(|f| f.record.plan.segment.is_none()) {
         return Err(format!(
             "{} is not a segment's results (it was run without --segment)",
             plain.file
@@ -114,7 +113,7 @@ fn check_set(files: &mut [SegmentFile]) -> Result<(), String> {
 
 /// The plan as every segment must hold it: without what may differ per segment (its
 /// index, its output files, its command line and its client CPUs).
-fn shared_plan(results: &ResultsFile) -> Plan {
+fn shared_plan(results: &RunRecord) -> Plan {
     let mut plan = results.plan.clone();
     if let Some(segment) = plan.segment.as_mut() {
         segment.index = 0;
@@ -126,9 +125,9 @@ fn shared_plan(results: &ResultsFile) -> Plan {
 }
 
 fn check_same_plan(files: &[SegmentFile]) -> Result<(), String> {
-    let first = shared_plan(&files[0].results);
+    let first = shared_plan(&files[0].record);
     for file in &files[1..] {
-        let plan = shared_plan(&file.results);
+        let plan = shared_plan(&file.record);
         if plan == first {
             continue;
         }
@@ -170,10 +169,10 @@ fn first_difference(path: &str, a: &Value, b: &Value) -> Option<(String, String,
 fn check_same_servers(files: &[SegmentFile]) -> Result<(), String> {
     let first = &files[0];
     for file in &files[1..] {
-        for (side, info) in &first.results.sides {
+        for (side, info) in &first.record.sides {
             let (Some(a), Some(b)) = (
                 info.facts.as_ref(),
-                file.results.sides.get(side).and_then(|s| s.facts.as_ref()),
+                file.record.sides.get(side).and_then(|s| s.facts.as_ref()),
             ) else {
                 continue;
             };
@@ -205,7 +204,7 @@ fn check_same_servers(files: &[SegmentFile]) -> Result<(), String> {
 /// The positions every segment completed.
 fn common_positions(files: &[SegmentFile]) -> Vec<u32> {
     let completed = |f: &SegmentFile| -> Vec<u32> {
-        f.results
+        f.record
             .rounds
             .iter()
             .filter(|r| r.status == RoundStatus::Completed)
@@ -223,7 +222,7 @@ fn common_positions(files: &[SegmentFile]) -> Vec<u32> {
 }
 
 fn round_at(file: &SegmentFile, position: u32) -> &RoundRecord {
-    file.results
+    file.record
         .rounds
         .iter()
         .rev()
@@ -381,13 +380,13 @@ fn open_loop(rounds: &[&RoundRecord]) -> Option<OpenLoop> {
 fn warnings(files: &[SegmentFile], positions: &[u32]) -> Vec<String> {
     let mut all: Vec<String> = Vec::new();
     for file in files {
-        for warning in &file.results.warnings {
+        for warning in &file.record.warnings {
             if !all.contains(warning) {
                 all.push(warning.clone());
             }
         }
         let dropped = file
-            .results
+            .record
             .rounds
             .iter()
             .filter(|r| r.status == RoundStatus::Completed && !positions.contains(&r.position))
@@ -407,7 +406,7 @@ fn source(file: &SegmentFile, positions: &[u32]) -> SegmentSource {
     SegmentSource {
         index: file.segment().index,
         file: file.file.clone(),
-        host: file.results.host.hostname.clone(),
+        host: file.record.host.hostname.clone(),
         transactions: rounds.iter().map(|r| r.transactions).sum(),
         max_start_offset_ms: rounds
             .iter()

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{RoundRecord, RoundStatus};
+use super::round::{RoundRecord, RoundStatus};
 use crate::profile::Side;
 use crate::stats::components::{Components, InstancePairs};
 use crate::stats::summary::Summary;

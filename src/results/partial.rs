@@ -3,12 +3,14 @@
 //! α for, and a change board reads GO as "the run said so". So an interrupted, failed or
 //! still-running run, or one whose planned rounds did not all complete, is PARTIAL: the
 //! verdicts are withheld, the headline says what is missing, and the exit code is its
-//! own. A run its looks or its answers check stopped on purpose is finished.
+//! own. A run its looks or its answers check stopped on purpose is finished. This file
+//! says what is missing; `judge` withholds the verdicts.
 
-use super::{ResultsFile, RoundStatus, RunStatus};
+use super::record::{RunRecord, RunStatus};
+use super::round::RoundStatus;
 use crate::profile::Side;
 
-impl ResultsFile {
+impl RunRecord {
     /// What is missing from the run, in words, or `None` when it finished its plan.
     pub(crate) fn unfinished(&self) -> Option<String> {
         let progress = self.progress();
@@ -35,18 +37,6 @@ impl ResultsFile {
                 let missing = self.missing_rounds();
                 (missing > 0)
                     .then(|| format!("{missing} planned round(s) did not complete ({progress})"))
-            }
-        }
-    }
-
-    /// Withholds every verdict of an unfinished run, saying why: after the analysis
-    /// judged the rounds, and after a look of a running run was recorded.
-    pub(crate) fn withhold_if_unfinished(&mut self) {
-        self.partial = self.unfinished();
-        if self.partial.is_some() {
-            self.verdict = None;
-            for comparison in &mut self.comparisons {
-                comparison.verdict = None;
             }
         }
     }

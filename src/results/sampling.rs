@@ -1,110 +1,13 @@
-//! From a run's rounds to the analysis: which metrics are compared (the error rate and
-//! the server's figures only where there is something to compare), one sample per
-//! round — or per instance, when `--instances` restarted the servers — and the warnings
-//! about single rounds.
+//! From a run's rounds to the samples the analysis compares: one per round — or per
+//! instance, when `--instances` restarted the servers, so that the difference between
+//! instances is part of every interval.
 
 use std::collections::BTreeMap;
 
-use super::{NoiseBudget, ResultsFile, RoundRecord, RoundStatus};
-use crate::analysis::{self, AnalysisOptions};
+use super::round::{RoundRecord, RoundStatus};
 use crate::profile::Side;
 use crate::stats::compare::{Sample, Unit};
 use crate::stats::metric::Metric;
-use crate::stats::verdict::Verdict;
-
-impl ResultsFile {
-    /// Re-analyses the completed rounds with `options` and stores the outcome; a run
-    /// that did not finish its plan gets no verdict (`partial`).
-    pub(crate) fn analyze(&mut self, options: &AnalysisOptions) {
-        self.judge_rounds(options);
-        self.withhold_if_unfinished();
-    }
-
-    /// Re-analyses the completed rounds with `options` and stores the outcome, verdicts
-    /// included whether or not the run finished: what a look of a running run reads.
-    pub(crate) fn judge_rounds(&mut self, options: &AnalysisOptions) {
-        let completed = || {
-            self.rounds
-                .iter()
-                .filter(|r| r.status == RoundStatus::Completed)
-        };
-        // With an error-rate tolerance the rate is always compared: 0 % is a finding.
-        let with_errors =
-            options.max_error_rate.is_some() || completed().any(|r| !r.errors.is_empty());
-        let mut metrics = options.run_metrics(with_errors);
-        for server_metric in [Metric::ServerCpuPerTx, Metric::ThreadsRunning] {
-            if completed().any(|r| r.metric(&server_metric).is_some()) {
-                metrics.push(server_metric);
-            }
-        }
-        let samples = samples(&self.rounds, &metrics);
-        let analysis = analysis::analyze(&samples, sample_unit(&self.rounds), options);
-        let mut warnings = round_warnings(&self.rounds);
-        warnings.extend(analysis.warnings);
-        self.comparisons = analysis.comparisons;
-        self.query_classes = super::classes::compare_classes(&self.rounds, options.alpha);
-        self.verdict = analysis.verdict;
-        if let Some(check) = &self.result_check
-            && check.answers_differ()
-        {
-            if options.allow_result_diff {
-                warnings.push(format!(
-                    "{} (allowed by --allow-result-diff)",
-                    check.summary()
-                ));
-            } else {
-                self.verdict = Some(Verdict::NoGo);
-                warnings.push(format!(
-                    "NO-GO: {}; the variant is not judged on speed alone (see the answers; \
-                     --allow-result-diff judges speed anyway)",
-                    check.summary()
-                ));
-            }
-        }
-        let mut unchecked = analysis.unchecked;
-        if let Some(reason) = self
-            .result_check
-            .as_ref()
-            .and_then(|c| c.nothing_compared())
-        {
-            if self.verdict == Some(Verdict::Go) {
-                self.verdict = Some(Verdict::Inconclusive);
-            }
-            warnings.push(reason.clone());
-            unchecked.push(reason);
-        }
-        self.unchecked_tolerances = unchecked;
-        self.analysis = Some(options.clone());
-        self.analysis_warnings = warnings;
-        self.noise = Some(NoiseBudget::of(&self.rounds));
-    }
-}
-
-/// Warnings about individual rounds: errors, saturated histograms, unfinished rounds.
-fn round_warnings(rounds: &[RoundRecord]) -> Vec<String> {
-    let mut warnings = Vec::new();
-    for r in rounds {
-        let label = format!("{} round {} at {} threads", r.side, r.index + 1, r.threads);
-        if !r.errors.is_empty() {
-            warnings.push(format!("{label}: errors {:?}", r.errors));
-        }
-        if r.latency_saturated > 0 {
-            warnings.push(format!(
-                "{label}: {} events took longer than the histogram's 100 s range",
-                r.latency_saturated
-            ));
-        }
-        if r.status != RoundStatus::Completed {
-            let status = serde_json::to_value(r.status).unwrap_or_default();
-            warnings.push(format!(
-                "{label}: {} ({}), not analysed",
-                status.as_str().unwrap_or("?"),
-                r.reason.as_deref().unwrap_or("")
-            ));
-        }
-    }
-    warnings
-}
 
 /// Samples of `metrics` from the completed rounds: one per round, or, when the rounds
 /// ran on several server instances (`--instances`), one per instance, the mean of its

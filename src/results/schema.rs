@@ -72,6 +72,6 @@ mod tests {
         let file: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(file["schema_version"], 1);
         let migrated = migrate(file).unwrap();
-        let _: crate::results::ResultsFile = serde_json::from_value(migrated).unwrap();
+        let _: crate::results::file::ResultsFile = serde_json::from_value(migrated).unwrap();
     }
 }

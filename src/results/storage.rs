@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::{ResultsFile, checks, schema};
+use super::file::ResultsFile;
+use super::{checks, schema};
 
 /// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
 /// On failure the previous file is left intact. A symbolic link is replaced, never
@@ -69,7 +70,7 @@ pub(crate) fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     let file: serde_json::Value = serde_json::from_str(&text).with_context(not_results)?;
     let file = schema::migrate(file).map_err(|why| anyhow::anyhow!("{}: {why}", not_results()))?;
     let results: ResultsFile = serde_json::from_value(file).with_context(not_results)?;
-    checks::check(&results).map_err(|why| {
+    checks::check(&results.record).map_err(|why| {
         anyhow::anyhow!(
             "{}: {why}; abtest reads only results files as a run wrote them",
             path.display()

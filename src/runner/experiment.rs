@@ -14,7 +14,9 @@ use crate::host::HostFacts;
 use crate::plan::Plan;
 use crate::profile::Side;
 use crate::report;
-use crate::results::{self, ResultsFile, RoundStatus, RunStatus, SideInfo};
+use crate::results::{
+    self, Judgement, Moment, ResultsFile, RoundStatus, RunRecord, RunStatus, SideInfo,
+};
 use crate::server::facts::{self, ServerFacts};
 use crate::target::Target;
 
@@ -28,9 +30,8 @@ pub(crate) fn run(plan: &Plan, previous: Option<ResultsFile>) -> (ResultsFile, a
     if resuming && !started {
         // A resume refused before it began (a server changed, a server would not
         // start) leaves the saved run exactly as it was: its unfinished round included.
-        results.status = RunStatus::Failed;
-        results.comparisons.clear();
-        results.verdict = None;
+        results.record.status = RunStatus::Failed;
+        results.judgement = results::nothing_judged(std::mem::take(&mut results.judgement));
         return (results, outcome);
     }
     finish(plan, &mut results, &outcome);
@@ -39,63 +40,60 @@ pub(crate) fn run(plan: &Plan, previous: Option<ResultsFile>) -> (ResultsFile, a
 
 pub(super) fn new_results(plan: &Plan) -> ResultsFile {
     ResultsFile {
-        schema_version: results::SCHEMA_VERSION,
-        abtest_version: env!("CARGO_PKG_VERSION").to_string(),
-        status: RunStatus::Running,
-        plan: plan.clone(),
-        host: HostFacts::read(),
-        sides: plan
-            .sides
-            .iter()
-            .map(|s| {
-                (
-                    s.side,
-                    SideInfo {
-                        name: s.name.clone(),
-                        facts: None,
-                        globals: None,
-                        not_restored: Vec::new(),
-                    },
-                )
-            })
-            .collect(),
-        differences: Vec::new(),
-        rounds: Vec::new(),
-        comparisons: Vec::new(),
-        query_classes: Vec::new(),
-        analysis: None,
-        unchecked_tolerances: Vec::new(),
-        verdict: None,
-        warnings: plan.warnings.clone(),
-        analysis_warnings: Vec::new(),
-        partial: None,
-        error: None,
-        looks: Vec::new(),
-        stopped: None,
-        noise: None,
-        started_first: None,
-        segments: Vec::new(),
-        instance_switches_s: Vec::new(),
-        result_check: None,
+        record: RunRecord {
+            schema_version: results::SCHEMA_VERSION,
+            abtest_version: env!("CARGO_PKG_VERSION").to_string(),
+            status: RunStatus::Running,
+            plan: plan.clone(),
+            host: HostFacts::read(),
+            sides: plan
+                .sides
+                .iter()
+                .map(|s| {
+                    (
+                        s.side,
+                        SideInfo {
+                            name: s.name.clone(),
+                            facts: None,
+                            globals: None,
+                            not_restored: Vec::new(),
+                        },
+                    )
+                })
+                .collect(),
+            differences: Vec::new(),
+            rounds: Vec::new(),
+            warnings: plan.warnings.clone(),
+            error: None,
+            looks: Vec::new(),
+            stopped: None,
+            started_first: None,
+            segments: Vec::new(),
+            instance_switches_s: Vec::new(),
+            result_check: None,
+        },
+        judgement: Judgement::default(),
     }
 }
 
 /// A saved run, ready to continue: unfinished rounds are dropped (they run again).
 pub(super) fn resumed(mut previous: ResultsFile) -> ResultsFile {
     let dropped = previous
+        .record
         .rounds
         .iter()
         .filter(|r| r.status != RoundStatus::Completed)
         .count();
     previous
+        .record
         .rounds
         .retain(|r| r.status == RoundStatus::Completed);
-    previous.status = RunStatus::Running;
-    previous.error = None;
-    previous.warnings.push(format!(
+    previous.record.status = RunStatus::Running;
+    previous.record.error = None;
+    previous.record.warnings.push(format!(
         "resumed at {} after {} finished round(s); {dropped} unfinished round(s) run again",
         humantime::format_rfc3339_seconds(std::time::SystemTime::now()),
-        previous.rounds.len()
+        previous.record.rounds.len()
     ));
     previous
 }
@@ -111,19 +109,19 @@ fn run_with_results(
     segments::check_not_late(plan)?;
     let mut targets = open_targets(plan)?;
     if targets.iter().all(|t| t.server.is_some()) {
-        results.started_first = Some(first_started(plan.seed));
+        results.record.started_first = Some(first_started(plan.seed));
     }
     if resuming {
-        check_same_servers(&targets, results)?;
+        check_same_servers(&targets, &results.record)?;
     } else {
-        read_facts(&targets, results);
+        read_facts(&targets, &mut results.record);
     }
     let per_connection = crate::workload::session::prepared_per_connection(&plan.workload);
     for target in &targets {
         crate::target::check_prepared_statements(target, per_connection, plan.max_threads())?;
     }
-    warn_if_same(plan, results);
-    warn_if_instance_confounded(plan, results);
+    warn_if_same(plan, &mut results.record);
+    warn_if_instance_confounded(plan, &mut results.record);
     *started = true;
     let snapshots = super::swap::snapshots(plan, &targets, results)?;
     save(plan, results)?;
@@ -137,7 +135,7 @@ fn run_with_results(
     }
     let swap = Swap::new(&snapshots);
     let rounds = prepare_and_run(plan, &mut targets, results, &swap);
-    warn_if_data_changed(plan, results);
+    warn_if_data_changed(plan, &mut results.record);
     let undone = if segments::leads(plan) {
         swap.undo_settings(plan, &targets)
     } else {
@@ -146,9 +144,9 @@ fn run_with_results(
     for message in &undone.warnings {
         crate::terminal::warning(message);
     }
-    results.warnings.extend(undone.warnings);
+    results.record.warnings.extend(undone.warnings);
     for (side, left) in undone.left {
-        if let Some(info) = results.sides.get_mut(&side) {
+        if let Some(info) = results.record.sides.get_mut(&side) {
             info.not_restored.push(left);
         }
     }
@@ -160,11 +158,11 @@ fn run_with_results(
 }
 
 /// Refuses to resume against servers whose configuration changed since the run started.
-fn check_same_servers(targets: &[Target; 2], results: &ResultsFile) -> anyhow::Result<()> {
+fn check_same_servers(targets: &[Target; 2], record: &RunRecord) -> anyhow::Result<()> {
     for target in targets {
         let now = server_facts(target)
             .with_context(|| format!("{}: reading server facts to resume", target.side))?;
-        let Some(before) = results
+        let Some(before) = record
             .sides
             .get(&target.side)
             .and_then(|s| s.facts.as_ref())
@@ -229,35 +227,35 @@ fn open_targets(plan: &Plan) -> anyhow::Result<[Target; 2]> {
     Ok(targets)
 }
 
-fn read_facts(targets: &[Target; 2], results: &mut ResultsFile) {
+fn read_facts(targets: &[Target; 2], record: &mut RunRecord) {
     for target in targets {
         match server_facts(target) {
             Ok(found) => {
                 if let Some(notice) = target.client.fallback_notice(&found.tls_cipher) {
                     let message = format!("{}: {notice}", target.side);
                     crate::terminal::warning(&message);
-                    results.warnings.push(message);
+                    record.warnings.push(message);
                 }
-                if let Some(info) = results.sides.get_mut(&target.side) {
+                if let Some(info) = record.sides.get_mut(&target.side) {
                     info.facts = Some(found);
                 }
             }
-            Err(e) => results.warnings.push(format!(
+            Err(e) => record.warnings.push(format!(
                 "{}: could not read server facts: {e:#}",
                 target.side
             )),
         }
     }
-    let facts_of = |side: Side| results.sides.get(&side).and_then(|s| s.facts.clone());
+    let facts_of = |side: Side| record.sides.get(&side).and_then(|s| s.facts.clone());
     if let (Some(a), Some(b)) = (facts_of(Side::Baseline), facts_of(Side::Variant)) {
-        results.differences = facts::differences(&a, &b);
+        record.differences = facts::differences(&a, &b);
     }
 }
 
 /// Says plainly when a side is an external server: abtest cannot start fresh instances
 /// of it, so whatever distinguishes the two servers themselves (memory layout, file
 /// placement, hardware, uptime) is part of the measured change.
-fn warn_if_instance_confounded(plan: &Plan, results: &mut ResultsFile) {
+fn warn_if_instance_confounded(plan: &Plan, record: &mut RunRecord) {
     let external: Vec<String> = plan
         .sides
         .iter()
@@ -275,18 +273,18 @@ fn warn_if_instance_confounded(plan: &Plan, results: &mut ResultsFile) {
         external.join(" and ")
     );
     crate::terminal::warning(&warning);
-    results.warnings.push(warning);
+    record.warnings.push(warning);
 }
 
 /// A write workload on external servers leaves their data changed, and each changed
 /// differently (the rounds wrote different rows): a later `--check-results` on the pair
 /// would compare different data, and an A/A would no longer be one.
-fn warn_if_data_changed(plan: &Plan, results: &mut ResultsFile) {
+fn warn_if_data_changed(plan: &Plan, record: &mut RunRecord) {
     let external = plan
         .sides
         .iter()
         .any(|s| matches!(s.target, crate::plan::TargetSpec::External { .. }));
-    if !external || !plan.workload.writes() || results.rounds.is_empty() {
+    if !external || !plan.workload.writes() || record.rounds.is_empty() {
         return;
     }
     let warning = "this run wrote to the external server(s): their tables now differ from \
@@ -294,13 +292,13 @@ fn warn_if_data_changed(plan: &Plan, results: &mut ResultsFile) {
                    before comparing answers or running an A/A on this pair"
         .to_string();
     crate::terminal::warning(&warning);
-    results.warnings.push(warning);
+    record.warnings.push(warning);
 }
 
 /// Warns when nothing distinguishes the sides: no differing variable, the same client
 /// TLS and no hooks. That is an A/A comparison, which is fine when intended.
-fn warn_if_same(plan: &Plan, results: &mut ResultsFile) {
-    let facts_known = results.sides.values().all(|s| s.facts.is_some());
+fn warn_if_same(plan: &Plan, record: &mut RunRecord) {
+    let facts_known = record.sides.values().all(|s| s.facts.is_some());
     let hooks = |side: Side| {
         let h = &plan.side(side).hooks;
         h.setup.len() + h.before_round.len() + h.after_round.len() + h.teardown.len()
@@ -309,12 +307,12 @@ fn warn_if_same(plan: &Plan, results: &mut ResultsFile) {
     // was announced before it started; this is for sides that only turn out alike.
     if facts_known
         && !plan.is_aa()
-        && results.differences.is_empty()
+        && record.differences.is_empty()
         && hooks(Side::Baseline) + hooks(Side::Variant) == 0
     {
         let warning = "the two sides show no difference (same variables, same client TLS, no hooks): this is an A/A comparison".to_string();
         crate::terminal::warning(&warning);
-        results.warnings.push(warning);
+        record.warnings.push(warning);
     }
 }
 
@@ -336,13 +334,13 @@ fn prepare_and_run(
     for side in Side::BOTH.into_iter().filter(|_| leads) {
         servers.hooks(side, HookPoint::Setup)?;
     }
-    if leads && plan.client.check_results > 0 && results.result_check.is_none() {
-        results.result_check = Some(check_results(plan, &mut servers)?);
+    if leads && plan.client.check_results > 0 && results.record.result_check.is_none() {
+        results.record.result_check = Some(check_results(plan, &mut servers)?);
         save(plan, results)?;
     }
-    if let Some(reason) = stop_for_answers(plan, results) {
+    if let Some(reason) = stop_for_answers(plan, &results.record) {
         crate::terminal::note(&reason);
-        results.stopped = Some(reason);
+        results.record.stopped = Some(reason);
         return Ok(());
     }
     segments::check_not_late(plan)?;
@@ -351,8 +349,8 @@ fn prepare_and_run(
 
 /// Why the timed rounds do not start: the sides answered differently, and nobody asked
 /// to time them anyway (`--continue-after-differences`, or `--allow-result-diff`).
-fn stop_for_answers(plan: &Plan, results: &ResultsFile) -> Option<String> {
-    let check = results.result_check.as_ref()?;
+fn stop_for_answers(plan: &Plan, record: &RunRecord) -> Option<String> {
+    let check = record.result_check.as_ref()?;
     let go_on = plan.client.continue_after_differences || plan.analysis.allow_result_diff;
     (check.answers_differ() && !go_on).then(|| {
         "the sides answered differently, so the timed rounds did not run \
@@ -471,17 +469,18 @@ fn data_note(before: &[Checksums; 2], after: &[Checksums; 2], one_server: bool) 
 }
 
 fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) {
-    results.status = match outcome {
+    results.record.status = match outcome {
         Ok(()) => RunStatus::Completed,
         Err(e) if e.chain().any(|c| c.is::<Interrupted>()) => RunStatus::Interrupted,
         Err(_) => RunStatus::Failed,
     };
     if let Err(e) = outcome {
-        results.error = Some(crate::db::errors::chain_message(e));
+        results.record.error = Some(crate::db::errors::chain_message(e));
     }
     // A segment's rounds hold only its share of the load: the verdict is the merge's.
     if !plan.segment.as_ref().is_some_and(|s| s.is_split()) {
-        results.analyze(&super::looks::final_analysis(plan, results));
+        let options = super::looks::final_analysis(plan, &results.record);
+        results.judgement = results::judge(&results.record, &options, Moment::AsItStands);
     }
     if let Err(e) = report::files::write_final(&plan.outputs, results) {
         crate::terminal::error(format_args!("could not save the results: {e:#}"));

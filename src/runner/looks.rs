@@ -1,6 +1,7 @@
 //! The looks of a run with `--until`: after a round that completes a look's number of
 //! rounds on both sides, the run is analysed at that look's nominal levels
-//! (`stats::sequential`), the look is recorded, and the stopping rule says whether the
+//! (`stats::sequential`) — the judge gives a look the verdicts that the file saved
+//! meanwhile withholds — the look is recorded, and the stopping rule says whether the
 //! answer is known. The final analysis of such a run uses the α of its last look, so the
 //! verdict it reports is the one the stopping rule saw.
 
@@ -9,7 +10,7 @@ use std::time::Duration;
 use crate::analysis::AnalysisOptions;
 use crate::plan::Plan;
 use crate::profile::Side;
-use crate::results::{Look, ResultsFile, RoundStatus};
+use crate::results::{self, Look, Moment, ResultsFile, RoundStatus, RunRecord};
 use crate::stats::metric::Metric;
 use crate::stats::sequential::Until;
 use crate::stats::verdict::Verdict;
@@ -23,6 +24,7 @@ pub(crate) fn after_round(
     let sequential = plan.sequential.as_ref()?;
     let completed = |side: Side| {
         results
+            .record
             .rounds
             .iter()
             .filter(|r| r.status == RoundStatus::Completed && r.side == side)
@@ -30,7 +32,11 @@ pub(crate) fn after_round(
     };
     let rounds = completed(Side::Baseline);
     if rounds != completed(Side::Variant)
-        || results.looks.iter().any(|l| l.rounds_per_side == rounds)
+        || results
+            .record
+            .looks
+            .iter()
+            .any(|l| l.rounds_per_side == rounds)
     {
         return None;
     }
@@ -40,8 +46,8 @@ pub(crate) fn after_round(
         verdict_alpha: Some(sequential.design.verdict_alpha_at(k)),
         ..plan.analysis.clone()
     };
-    results.judge_rounds(&options);
-    let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
+    let seen = results::judge(&results.record, &options, Moment::Look);
+    let tps = seen.comparisons.iter().find(|c| c.metric == Metric::Tps);
     let look = Look {
         look: k as u32 + 1,
         rounds_per_side: rounds,
@@ -49,15 +55,15 @@ pub(crate) fn after_round(
         verdict_alpha: options.verdict_alpha,
         tps_change_pct: tps.map(|c| c.change_pct),
         tps_ci_pct: tps.and_then(|c| c.ci_pct),
-        verdict: results.verdict,
+        verdict: seen.verdict,
         elapsed_s: elapsed.as_secs_f64(),
     };
     let last = k + 1 == sequential.design.rounds.len();
     let reason = stop_reason(sequential.until, &look, last);
-    results.looks.push(look);
-    results.stopped.clone_from(&reason);
+    results.record.looks.push(look);
+    results.record.stopped.clone_from(&reason);
     // The look decides; the file saved while the run goes on shows no verdict.
-    results.withhold_if_unfinished();
+    results.judgement = results::judge(&results.record, &options, Moment::AsItStands);
     reason
 }
 
@@ -115,11 +121,11 @@ fn fixed_rounds_for(look: &Look, reached: f64, target: f64) -> u32 {
 /// The settings of a run's final analysis: a run with `--until` is analysed at the
 /// levels of its last look (or of its first, if it ended before one), any other at the
 /// plan's.
-pub(crate) fn final_analysis(plan: &Plan, results: &ResultsFile) -> AnalysisOptions {
+pub(crate) fn final_analysis(plan: &Plan, record: &RunRecord) -> AnalysisOptions {
     let Some(sequential) = &plan.sequential else {
         return plan.analysis.clone();
     };
-    let (alpha, verdict_alpha) = match results.looks.last() {
+    let (alpha, verdict_alpha) = match record.looks.last() {
         Some(look) => (look.alpha, look.verdict_alpha),
         None => (
             sequential.design.alpha_at(0),

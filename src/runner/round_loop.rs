@@ -39,7 +39,7 @@ pub(crate) fn run_rounds_with(
     stop: &AtomicBool,
 ) -> anyhow::Result<()> {
     let slots = plan.schedule.slots(plan.seed);
-    let done: Vec<u32> = results.rounds.iter().map(|r| r.position).collect();
+    let done: Vec<u32> = results.record.rounds.iter().map(|r| r.position).collect();
     let mut run = RoundLoop {
         plan,
         backend,
@@ -55,11 +55,11 @@ pub(crate) fn run_rounds_with(
     let mut outcome = Ok(());
     for slot in slots.into_iter().filter(|s| !done.contains(&s.position)) {
         outcome = run.slot(slot);
-        if outcome.is_err() || run.results.stopped.is_some() {
+        if outcome.is_err() || run.results.record.stopped.is_some() {
             break;
         }
     }
-    if let Some(reason) = &run.results.stopped {
+    if let Some(reason) = &run.results.record.stopped {
         run.progress.note(format_args!("stopped: {reason}"));
     }
     run.progress.finish();
@@ -94,7 +94,7 @@ impl RoundLoop<'_> {
             let started = std::time::Instant::now();
             self.backend.new_instance()?;
             let took = started.elapsed().as_secs_f64();
-            self.results.instance_switches_s.push(took);
+            self.results.record.instance_switches_s.push(took);
             self.progress.note(format_args!(
                 "instance {}/{}: both sides on fresh servers from the prepared data ({took:.1} s)",
                 instance + 1,
@@ -114,7 +114,7 @@ impl RoundLoop<'_> {
             for warning in &warnings {
                 self.progress.warning(warning);
             }
-            self.results.warnings.extend(warnings);
+            self.results.record.warnings.extend(warnings);
             self.progress.note(if due {
                 "swap: each side's settings moved to the other server"
             } else {
@@ -139,7 +139,7 @@ impl RoundLoop<'_> {
             self.progress
                 .note(round_line(&record, self.total, self.plan.schedule.rounds));
             let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());
-            self.results.rounds.push(record);
+            self.results.record.rounds.push(record);
             if status == RoundStatus::Completed {
                 super::looks::after_round(self.plan, self.results, self.started.elapsed());
             }
@@ -184,7 +184,7 @@ impl RoundLoop<'_> {
             slot.threads
         );
         self.progress.warning(&message);
-        self.results.warnings.push(message);
+        self.results.record.warnings.push(message);
         self.backend.restart(slot.side)
     }
 }

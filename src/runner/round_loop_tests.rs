@@ -11,7 +11,7 @@ use super::{run_rounds, run_rounds_with};
 use crate::exit::Interrupted;
 use crate::plan::{Plan, Sequential};
 use crate::profile::Side;
-use crate::results::{ResultsFile, RoundRecord, RoundStatus, RunStatus};
+use crate::results::{Moment, ResultsFile, RoundRecord, RoundStatus, RunStatus};
 use crate::runner::backend::{Backend, HookPoint};
 use crate::runner::experiment::{new_results, resumed};
 use crate::runner::looks::final_analysis;
@@ -191,7 +191,7 @@ fn run(
         backend,
         results,
         &mut |r| {
-            saves.push(r.rounds.len());
+            saves.push(r.record.rounds.len());
             Ok(())
         },
         &stop,
@@ -216,7 +216,11 @@ fn a_stop_between_rounds_ends_the_run_as_interrupted_with_the_rounds_kept() {
     let outcome = run_rounds(&plan, &mut backend, &mut results, &mut |_| Ok(()), &stop);
     assert!(outcome.unwrap_err().is::<Interrupted>());
     assert_eq!(backend.rounds_run(), ["0 baseline 8#0", "1 variant 8#0"]);
-    assert_eq!(results.rounds.len(), 2, "the finished rounds are kept");
+    assert_eq!(
+        results.record.rounds.len(),
+        2,
+        "the finished rounds are kept"
+    );
     assert_eq!(
         backend.calls.last().map(String::as_str),
         Some("after_round variant"),
@@ -234,7 +238,7 @@ fn a_stop_during_the_pause_ends_it_at_once() {
     std::thread::spawn(move || {
         let mut results = new_results(&plan);
         let outcome = run_rounds(&plan, &mut backend, &mut results, &mut |_| Ok(()), &stop);
-        let _ = done.send((outcome.is_err(), results.rounds.len()));
+        let _ = done.send((outcome.is_err(), results.record.rounds.len()));
     });
     // The pause is an hour; a loop that did not watch the token would still be in it.
     let (interrupted, rounds) = finished
@@ -265,7 +269,7 @@ fn a_swap_moves_the_sides_halfway_through_a_level_and_back_at_the_next() {
         "before_round baseline on variant's server",
         "the hooks follow the side to the other server"
     );
-    for record in &results.rounds {
+    for record in &results.record.rounds {
         assert_eq!(
             record.swapped,
             record.index >= 2,
@@ -312,6 +316,7 @@ fn rounds_run_in_abba_order_with_hooks_around_each_and_a_save_after_each() {
     );
     assert!(
         results
+            .record
             .rounds
             .iter()
             .all(|r| r.status == RoundStatus::Completed)
@@ -335,7 +340,7 @@ fn a_failed_round_stops_the_run_naming_the_side_and_the_round() {
         "nothing runs after the failure"
     );
     assert_eq!(saves, [1, 2], "the failed round is saved too");
-    assert_eq!(results.rounds[1].status, RoundStatus::Failed);
+    assert_eq!(results.record.rounds[1].status, RoundStatus::Failed);
     assert!(!backend.calls.contains(&"after_round variant".to_string()));
     assert!(
         !backend.calls.iter().any(|c| c.starts_with("restart")),
@@ -377,7 +382,7 @@ fn a_lost_server_stops_the_run_unless_retry_is_asked() {
         "before_round variant",
         "then the round again"
     );
-    let statuses: Vec<RoundStatus> = results.rounds.iter().map(|r| r.status).collect();
+    let statuses: Vec<RoundStatus> = results.record.rounds.iter().map(|r| r.status).collect();
     assert_eq!(
         statuses,
         [
@@ -392,6 +397,7 @@ fn a_lost_server_stops_the_run_unless_retry_is_asked() {
     assert_eq!(saves.len(), 5);
     assert!(
         results
+            .record
             .warnings
             .iter()
             .any(|w| w.contains("variant server lost in round 2"))
@@ -422,7 +428,7 @@ fn ctrl_c_mid_round_stops_the_run_and_keeps_what_ran() {
     assert!(outcome.unwrap_err().is::<Interrupted>());
     assert_eq!(backend.rounds_run().len(), 3);
     assert_eq!(saves, [1, 2, 3]);
-    assert_eq!(results.rounds[2].status, RoundStatus::Interrupted);
+    assert_eq!(results.record.rounds[2].status, RoundStatus::Interrupted);
 }
 
 #[test]
@@ -442,17 +448,19 @@ fn a_resumed_run_continues_from_the_interrupted_round_and_runs_each_round_once()
         ["3 baseline 8#1", "4 baseline 8#2", "5 variant 8#2"]
     );
     assert_eq!(saves, [4, 5, 6]);
-    let mut positions: Vec<u32> = results.rounds.iter().map(|r| r.position).collect();
+    let mut positions: Vec<u32> = results.record.rounds.iter().map(|r| r.position).collect();
     positions.sort_unstable();
     assert_eq!(positions, [0, 1, 2, 3, 4, 5]);
     assert!(
         results
+            .record
             .rounds
             .iter()
             .all(|r| r.status == RoundStatus::Completed)
     );
     assert!(
         results
+            .record
             .warnings
             .iter()
             .any(|w| w.contains("1 unfinished round(s) run again"))
@@ -496,12 +504,12 @@ fn instances_restart_both_sides_between_blocks_and_the_analysis_uses_instance_me
         .map(|(i, _)| i)
         .collect();
     assert_eq!(moves.len(), 5, "{:?}", backend.calls);
-    let instances: Vec<Option<u32>> = results.rounds.iter().map(|r| r.instance).collect();
+    let instances: Vec<Option<u32>> = results.record.rounds.iter().map(|r| r.instance).collect();
     assert_eq!(
         &instances[..12],
         &[0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2].map(Some)
     );
-    assert_eq!(results.instance_switches_s.len(), 5);
+    assert_eq!(results.record.instance_switches_s.len(), 5);
     // A new instance comes between the last round of one block and the first of the next.
     let first_of_block = backend
         .calls
@@ -509,8 +517,12 @@ fn instances_restart_both_sides_between_blocks_and_the_analysis_uses_instance_me
         .position(|c| c.starts_with("round 4 "))
         .unwrap();
     assert_eq!(backend.calls[first_of_block - 2], "new instance");
-    results.analyze(&final_analysis(&plan, &results));
-    let noise = results.noise.as_ref().unwrap();
+    results.judgement = crate::results::judge(
+        &results.record,
+        &final_analysis(&plan, &results.record),
+        Moment::AsItStands,
+    );
+    let noise = results.judgement.noise.as_ref().unwrap();
     assert_eq!(noise.instances.len(), 4, "both sides at both levels");
     for v in &noise.instances {
         assert_eq!(v.tps.instances, 3);
@@ -519,6 +531,7 @@ fn instances_restart_both_sides_between_blocks_and_the_analysis_uses_instance_me
     // Judged on three instance means per side, the +0.5 % of the variant is well
     // inside the instances' spread.
     let tps = results
+        .judgement
         .comparisons
         .iter()
         .find(|c| c.metric == Metric::Tps)
@@ -526,7 +539,7 @@ fn instances_restart_both_sides_between_blocks_and_the_analysis_uses_instance_me
     assert!(!tps.significant, "{tps:?}");
     // Three values per side, counted as what they are.
     assert_eq!((tps.baseline.n, tps.unit), (3, Unit::Instance));
-    let warnings = &results.analysis_warnings;
+    let warnings = &results.judgement.analysis_warnings;
     assert!(
         warnings
             .iter()

@@ -142,9 +142,17 @@ fn simulate(runs: u64, sim: Sim) -> Vec<Outcome> {
                 &AtomicBool::new(false),
             )
             .unwrap();
-            results.status = RunStatus::Completed;
-            results.analyze(&final_analysis(&plan, &results));
-            let tps = results.comparisons.iter().find(|c| c.metric == Metric::Tps);
+            results.record.status = RunStatus::Completed;
+            results.judgement = crate::results::judge(
+                &results.record,
+                &final_analysis(&plan, &results.record),
+                crate::results::Moment::AsItStands,
+            );
+            let tps = results
+                .judgement
+                .comparisons
+                .iter()
+                .find(|c| c.metric == Metric::Tps);
             let half = |ci: Option<[f64; 2]>| ci.map(|[lo, hi]| (hi - lo) / 2.0);
             let truth = 100.0 * (sim.ratio - 1.0);
             Outcome {
@@ -152,8 +160,9 @@ fn simulate(runs: u64, sim: Sim) -> Vec<Outcome> {
                 covered: tps
                     .and_then(|c| c.ci_pct)
                     .is_some_and(|[lo, hi]| lo <= truth && truth <= hi),
-                verdict: results.verdict,
+                verdict: results.judgement.verdict,
                 rounds_per_side: results
+                    .record
                     .looks
                     .last()
                     .map_or(sim.rounds, |l| l.rounds_per_side),

@@ -105,6 +105,7 @@ pub(super) fn snapshots(
     let mut snapshots = Vec::new();
     for target in targets {
         let saved = results
+            .record
             .sides
             .get(&target.side)
             .and_then(|s| s.globals.clone());
@@ -113,7 +114,7 @@ pub(super) fn snapshots(
             Some(saved) => Some(saved),
             None => Some(read_snapshot(target)?),
         };
-        if let Some(info) = results.sides.get_mut(&target.side) {
+        if let Some(info) = results.record.sides.get_mut(&target.side) {
             info.globals.clone_from(&snapshot);
             info.not_restored.clear();
         }
@@ -125,7 +126,7 @@ pub(super) fn snapshots(
                        cannot put them back"
             .to_string();
         crate::terminal::warning(&warning);
-        results.warnings.push(warning);
+        results.record.warnings.push(warning);
     }
     Ok(snapshots)
 }

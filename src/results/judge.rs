@@ -1,0 +1,153 @@
+//! The judge: the one place a run's verdict is made. From a run's record and the
+//! analysis settings it makes the whole [`Judgement`]: which metrics are compared (the
+//! error rate and the server's figures only where there is something to compare), the
+//! comparisons and their verdicts (the rules are `analysis` and `stats::verdict`), the
+//! overall verdict, then what the answers check says of it (answers that differ are
+//! NO-GO unless `--allow-result-diff`; a check that compared nothing cannot be GO), and
+//! last, for a run that did not finish its plan, no verdict at all (`partial`). Nothing
+//! else sets a verdict, so the exit code, every report and the saved file always agree.
+
+use super::classes::compare_classes;
+use super::judgement::Judgement;
+use super::noise::NoiseBudget;
+use super::record::RunRecord;
+use super::round::{RoundRecord, RoundStatus};
+use super::sampling::{sample_unit, samples};
+use crate::analysis::{self, AnalysisOptions};
+use crate::stats::metric::Metric;
+use crate::stats::verdict::Verdict;
+
+/// When a run is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Moment {
+    /// As it stands: at its end, or read back from its file. A run that did not finish
+    /// its plan gets no verdict.
+    AsItStands,
+    /// At a look of a run still going (`--until`): its stopping rule needs the verdicts
+    /// that the file saved meanwhile does not show.
+    Look,
+}
+
+/// Judges the completed rounds of `record` with `options`.
+pub(crate) fn judge(record: &RunRecord, options: &AnalysisOptions, moment: Moment) -> Judgement {
+    let rounds = &record.rounds;
+    let metrics = compared_metrics(rounds, options);
+    let samples = samples(rounds, &metrics);
+    let analysis = analysis::analyze(&samples, sample_unit(rounds), options);
+    let mut warnings = round_warnings(rounds);
+    warnings.extend(analysis.warnings);
+    let mut judgement = Judgement {
+        comparisons: analysis.comparisons,
+        query_classes: compare_classes(rounds, options.alpha),
+        analysis: Some(options.clone()),
+        verdict: analysis.verdict,
+        unchecked_tolerances: analysis.unchecked,
+        analysis_warnings: Vec::new(),
+        partial: None,
+        noise: Some(NoiseBudget::of(rounds)),
+    };
+    weigh_answers(record, options, &mut judgement, &mut warnings);
+    judgement.analysis_warnings = warnings;
+    if moment == Moment::AsItStands {
+        withhold_if_unfinished(record, &mut judgement);
+    }
+    judgement
+}
+
+/// The judgement of a run whose resume was refused before it began: nothing compared
+/// and no verdict, the saved analysis's warnings kept.
+pub(crate) fn nothing_judged(saved: Judgement) -> Judgement {
+    Judgement {
+        comparisons: Vec::new(),
+        verdict: None,
+        ..saved
+    }
+}
+
+/// The metrics compared for `rounds`: the run's, with the error rate when a tolerance
+/// names it (0 % is a finding) or a round had errors, and the server's figures when a
+/// round has them.
+fn compared_metrics(rounds: &[RoundRecord], options: &AnalysisOptions) -> Vec<Metric> {
+    let completed = || rounds.iter().filter(|r| r.status == RoundStatus::Completed);
+    let with_errors = options.max_error_rate.is_some() || completed().any(|r| !r.errors.is_empty());
+    let mut metrics = options.run_metrics(with_errors);
+    for server_metric in [Metric::ServerCpuPerTx, Metric::ThreadsRunning] {
+        if completed().any(|r| r.metric(&server_metric).is_some()) {
+            metrics.push(server_metric);
+        }
+    }
+    metrics
+}
+
+/// What the answers check (`--check-results`) does to the verdict: answers that differ
+/// make it NO-GO unless `--allow-result-diff`; a check that compared nothing leaves a
+/// tolerance unchecked, so the verdict cannot be GO.
+fn weigh_answers(
+    record: &RunRecord,
+    options: &AnalysisOptions,
+    judgement: &mut Judgement,
+    warnings: &mut Vec<String>,
+) {
+    let Some(check) = &record.result_check else {
+        return;
+    };
+    if check.answers_differ() {
+        if options.allow_result_diff {
+            warnings.push(format!(
+                "{} (allowed by --allow-result-diff)",
+                check.summary()
+            ));
+        } else {
+            judgement.verdict = Some(Verdict::NoGo);
+            warnings.push(format!(
+                "NO-GO: {}; the variant is not judged on speed alone (see the answers; \
+                 --allow-result-diff judges speed anyway)",
+                check.summary()
+            ));
+        }
+    }
+    if let Some(reason) = check.nothing_compared() {
+        if judgement.verdict == Some(Verdict::Go) {
+            judgement.verdict = Some(Verdict::Inconclusive);
+        }
+        warnings.push(reason.clone());
+        judgement.unchecked_tolerances.push(reason);
+    }
+}
+
+/// Withholds every verdict of a run that did not finish its plan, saying why.
+fn withhold_if_unfinished(record: &RunRecord, judgement: &mut Judgement) {
+    judgement.partial = record.unfinished();
+    if judgement.partial.is_some() {
+        judgement.verdict = None;
+        for comparison in &mut judgement.comparisons {
+            comparison.verdict = None;
+        }
+    }
+}
+
+/// Warnings about individual rounds: errors, saturated histograms, unfinished rounds.
+fn round_warnings(rounds: &[RoundRecord]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for r in rounds {
+        let label = format!("{} round {} at {} threads", r.side, r.index + 1, r.threads);
+        if !r.errors.is_empty() {
+            warnings.push(format!("{label}: errors {:?}", r.errors));
+        }
+        if r.latency_saturated > 0 {
+            warnings.push(format!(
+                "{label}: {} events took longer than the histogram's 100 s range",
+                r.latency_saturated
+            ));
+        }
+        if r.status != RoundStatus::Completed {
+            let status = serde_json::to_value(r.status).unwrap_or_default();
+            warnings.push(format!(
+                "{label}: {} ({}), not analysed",
+                status.as_str().unwrap_or("?"),
+                r.reason.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    warnings
+}
