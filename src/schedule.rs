@@ -3,12 +3,14 @@
 //! ABBA cancels a linear trend, and the seeded random order (Abedi & Brecht's randomised
 //! interleaving) guards against periodic interference.
 
+use std::str::FromStr;
 use std::time::Duration;
 
 use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
+use crate::named::Named;
 use crate::profile::Side;
 
 /// What a move of both sides to fresh server instances costs, for planning a budget:
@@ -29,14 +31,33 @@ pub(crate) enum RoundOrder {
     Random,
 }
 
+impl Named for RoundOrder {
+    const NAMES: &'static [(RoundOrder, &'static str, &'static str)] = &[
+        (
+            RoundOrder::Abba,
+            "abba",
+            "A B B A A B B A ...: cancels linear drift",
+        ),
+        (RoundOrder::Abab, "abab", "A B A B ..."),
+        (
+            RoundOrder::Random,
+            "random",
+            "Each pair in a seeded random order (randomised interleaving)",
+        ),
+    ];
+}
+
+impl FromStr for RoundOrder {
+    type Err = String;
+    fn from_str(text: &str) -> Result<RoundOrder, String> {
+        crate::named::parse(text)
+    }
+}
+
 impl RoundOrder {
     /// The name of the order as the flag spells it: `abba`, `abab`, `random`.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            RoundOrder::Abba => "abba",
-            RoundOrder::Abab => "abab",
-            RoundOrder::Random => "random",
-        }
+        self.name()
     }
 }
 
@@ -51,13 +72,33 @@ pub(crate) enum Connections {
     PerRound,
 }
 
+impl Named for Connections {
+    const NAMES: &'static [(Connections, &'static str, &'static str)] = &[
+        (
+            Connections::Persistent,
+            "persistent",
+            "Opened at the side's first round of a level and kept: a round switch only hands \
+             the client threads over, and the round re-warms for `--rewarm`",
+        ),
+        (
+            Connections::PerRound,
+            "per-round",
+            "Opened at the start of every round and closed at its end, with the full warm-up",
+        ),
+    ];
+}
+
+impl FromStr for Connections {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Connections, String> {
+        crate::named::parse(text)
+    }
+}
+
 impl Connections {
     /// The name as the flag spells it.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Connections::Persistent => "persistent",
-            Connections::PerRound => "per-round",
-        }
+        self.name()
     }
 }
 
@@ -71,6 +112,21 @@ pub(crate) enum LevelOrder {
     Desc,
     /// Seeded random order.
     Random,
+}
+
+impl Named for LevelOrder {
+    const NAMES: &'static [(LevelOrder, &'static str, &'static str)] = &[
+        (LevelOrder::Asc, "asc", "Lowest first"),
+        (LevelOrder::Desc, "desc", "Highest first"),
+        (LevelOrder::Random, "random", "Seeded random order"),
+    ];
+}
+
+impl FromStr for LevelOrder {
+    type Err = String;
+    fn from_str(text: &str) -> Result<LevelOrder, String> {
+        crate::named::parse(text)
+    }
 }
 
 /// The level order of files older than the option.

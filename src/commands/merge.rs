@@ -3,27 +3,21 @@
 
 use crate::cli::MergeArgs;
 use crate::exit::UsageError;
-use crate::plan::Outputs;
+use crate::report::formats::Moment;
 use crate::report::{self, ReportView};
 use crate::resolve::outputs::{Existing, Input, claim, named};
 use crate::results::{self, merge::SegmentFile};
 
 /// Merges, analyses, writes the outputs and prints the table.
 pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
-    let outputs = Outputs {
-        json: args.json.clone(),
-        markdown: args.markdown.clone(),
-        html: args.html.clone(),
-        csv: None,
-        junit: args.junit.clone(),
-    };
+    let outputs = &args.outputs.outputs;
     // The segments are the inputs: no output may replace one, nor another output.
     let segments: Vec<Input> = args
         .files
         .iter()
         .map(|path| Input::new(path, "a segment being merged"))
         .collect();
-    let _claimed = claim(&named(&outputs), &segments, Existing::typed(args.overwrite))?;
+    let _claimed = claim(&named(outputs), &segments, Existing::typed(args.overwrite))?;
     let files = args
         .files
         .iter()
@@ -38,21 +32,21 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut merged =
         results::merge::merge(files).map_err(|why| UsageError::err(format!("merge: {why}")))?;
-    merged.plan.outputs = outputs;
+    merged.plan.outputs = outputs.saved();
     merged
         .plan
         .validate()
         .map_err(|e| UsageError::err(format!("merge: {e:#}")))?;
     let options = merged.plan.analysis.clone();
     merged.analyze(&options);
-    report::files::write_final(&merged.plan.outputs, &merged)?;
+    let view = ReportView::of_results(&merged);
+    outputs.write(Moment::End, &view)?;
     crate::terminal::note(format_args!(
         "merged {} segment(s), {} round(s), {} transactions",
         merged.segments.len(),
         merged.rounds.len(),
         merged.segments.iter().map(|s| s.transactions).sum::<u64>()
     ));
-    let view = ReportView::of_results(&merged);
     crate::report::stdout::print(&report::table::render(&view));
     for warning in &merged.analysis_warnings {
         crate::terminal::warning(warning);

@@ -26,8 +26,10 @@ use crate::workload::WorkloadSpec;
 mod describe;
 #[cfg(test)]
 pub(crate) mod example;
+mod outputs;
 mod validate;
 
+pub(crate) use outputs::Outputs;
 pub(crate) use validate::{MAX_ROUND_PART, MAX_ROUNDS, MAX_THREADS};
 
 /// Everything needed to run an experiment, resolved and validated.
@@ -77,22 +79,6 @@ pub(crate) struct Sequential {
     /// The wall-clock budget of the rounds.
     #[serde(with = "crate::serde_secs")]
     pub(crate) max_time: Duration,
-}
-
-/// The files a run writes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Outputs {
-    /// Results JSON, rewritten after every round.
-    pub(crate) json: Option<PathBuf>,
-    /// Markdown report, written at the end.
-    pub(crate) markdown: Option<PathBuf>,
-    /// HTML report, written at the end.
-    pub(crate) html: Option<PathBuf>,
-    /// Rounds CSV, rewritten after every round.
-    pub(crate) csv: Option<PathBuf>,
-    /// JUnit XML of the verdicts, written at the end.
-    #[serde(default)]
-    pub(crate) junit: Option<PathBuf>,
 }
 
 /// How the client drives the servers, the same for both sides.

@@ -9,6 +9,7 @@ pub(crate) mod decision;
 pub(crate) mod document;
 pub(crate) mod files;
 pub(crate) mod format;
+pub(crate) mod formats;
 pub(crate) mod html;
 pub(crate) mod jira;
 pub(crate) mod json;

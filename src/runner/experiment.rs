@@ -14,6 +14,8 @@ use crate::host::HostFacts;
 use crate::plan::Plan;
 use crate::profile::Side;
 use crate::report;
+use crate::report::files::Outputs;
+use crate::report::formats::Moment;
 use crate::results::{self, ResultsFile, RoundStatus, RunStatus, SideInfo};
 use crate::server::facts::{self, ServerFacts};
 use crate::target::Target;
@@ -483,11 +485,16 @@ fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) 
     if !plan.segment.as_ref().is_some_and(|s| s.is_split()) {
         results.analyze(&super::looks::final_analysis(plan, results));
     }
-    if let Err(e) = report::files::write_final(&plan.outputs, results) {
+    if let Err(e) = write(plan, results, Moment::End) {
         crate::terminal::error(format_args!("could not save the results: {e:#}"));
     }
 }
 
 fn save(plan: &Plan, results: &ResultsFile) -> anyhow::Result<()> {
-    report::files::write_progress(&plan.outputs, results)
+    write(plan, results, Moment::EveryRound)
+}
+
+/// Writes the plan's outputs due at `moment`.
+fn write(plan: &Plan, results: &ResultsFile, moment: Moment) -> anyhow::Result<()> {
+    Outputs::of_plan(&plan.outputs).write(moment, &report::ReportView::of_results(results))
 }

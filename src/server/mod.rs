@@ -27,3 +27,25 @@ pub(crate) enum OnServerLoss {
     /// Restart the managed server and run the lost round again.
     Retry,
 }
+
+impl crate::named::Named for OnServerLoss {
+    const NAMES: &'static [(OnServerLoss, &'static str, &'static str)] = &[
+        (
+            OnServerLoss::Fail,
+            "fail",
+            "Mark the round failed and stop (exit 1)",
+        ),
+        (
+            OnServerLoss::Retry,
+            "retry",
+            "Restart the managed server and run the lost round again",
+        ),
+    ];
+}
+
+impl std::str::FromStr for OnServerLoss {
+    type Err = String;
+    fn from_str(text: &str) -> Result<OnServerLoss, String> {
+        crate::named::parse(text)
+    }
+}
