@@ -31,6 +31,19 @@ pub(crate) fn parse<T: Named>(text: &str) -> Result<T, String> {
         })
 }
 
+/// `FromStr` for a [`Named`] enum, by its names: `from_names!(RoundOrder);`.
+macro_rules! from_names {
+    ($type:ty) => {
+        impl std::str::FromStr for $type {
+            type Err = String;
+            fn from_str(text: &str) -> Result<$type, String> {
+                $crate::named::parse(text)
+            }
+        }
+    };
+}
+pub(crate) use from_names;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,6 @@
 //! ABBA cancels a linear trend, and the seeded random order (Abedi & Brecht's randomised
 //! interleaving) guards against periodic interference.
 
-use std::str::FromStr;
 use std::time::Duration;
 
 use rand::seq::SliceRandom;
@@ -47,12 +46,7 @@ impl Named for RoundOrder {
     ];
 }
 
-impl FromStr for RoundOrder {
-    type Err = String;
-    fn from_str(text: &str) -> Result<RoundOrder, String> {
-        crate::named::parse(text)
-    }
-}
+crate::named::from_names!(RoundOrder);
 
 impl RoundOrder {
     /// The name of the order as the flag spells it: `abba`, `abab`, `random`.
@@ -88,12 +82,7 @@ impl Named for Connections {
     ];
 }
 
-impl FromStr for Connections {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Connections, String> {
-        crate::named::parse(text)
-    }
-}
+crate::named::from_names!(Connections);
 
 impl Connections {
     /// The name as the flag spells it.
@@ -122,12 +111,7 @@ impl Named for LevelOrder {
     ];
 }
 
-impl FromStr for LevelOrder {
-    type Err = String;
-    fn from_str(text: &str) -> Result<LevelOrder, String> {
-        crate::named::parse(text)
-    }
-}
+crate::named::from_names!(LevelOrder);
 
 /// The level order of files older than the option.
 fn ascending() -> LevelOrder {

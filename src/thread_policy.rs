@@ -36,12 +36,7 @@ impl Named for ClientSched {
     ];
 }
 
-impl std::str::FromStr for ClientSched {
-    type Err = String;
-    fn from_str(text: &str) -> Result<ClientSched, String> {
-        crate::named::parse(text)
-    }
-}
+crate::named::from_names!(ClientSched);
 
 impl ClientSched {
     /// The name as the flag spells it.

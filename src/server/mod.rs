@@ -43,9 +43,4 @@ impl crate::named::Named for OnServerLoss {
     ];
 }
 
-impl std::str::FromStr for OnServerLoss {
-    type Err = String;
-    fn from_str(text: &str) -> Result<OnServerLoss, String> {
-        crate::named::parse(text)
-    }
-}
+crate::named::from_names!(OnServerLoss);

@@ -96,12 +96,7 @@ impl crate::named::Named for Adjust {
     ];
 }
 
-impl std::str::FromStr for Adjust {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Adjust, String> {
-        crate::named::parse(text)
-    }
-}
+crate::named::from_names!(Adjust);
 
 /// The change estimated block by block: the mean and standard error of the blocks' log
 /// ratios, or the intercept and its standard error when adjusted for the host's load.
