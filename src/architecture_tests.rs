@@ -20,7 +20,8 @@ const RANKS: &[(&str, u32)] = &[
     ("cpu", 0),
     ("host", 0),
     ("host_load", 0),
-    ("thread_policy", 0),
+    ("named", 0),
+    ("thread_policy", 1),
     ("paths", 1),
     ("profile", 1),
     // The domain: servers, workloads, statistics.

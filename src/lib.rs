@@ -17,6 +17,7 @@ mod exit;
 mod histogram;
 mod host;
 mod host_load;
+mod named;
 mod paths;
 mod percent;
 mod placement;

@@ -9,6 +9,7 @@ use rand::seq::SliceRandom;
 use rand::{SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
+use crate::named::Named;
 use crate::profile::Side;
 
 /// What a move of both sides to fresh server instances costs, for planning a budget:
@@ -29,14 +30,28 @@ pub(crate) enum RoundOrder {
     Random,
 }
 
+impl Named for RoundOrder {
+    const NAMES: &'static [(RoundOrder, &'static str, &'static str)] = &[
+        (
+            RoundOrder::Abba,
+            "abba",
+            "A B B A A B B A ...: cancels linear drift",
+        ),
+        (RoundOrder::Abab, "abab", "A B A B ..."),
+        (
+            RoundOrder::Random,
+            "random",
+            "Each pair in a seeded random order (randomised interleaving)",
+        ),
+    ];
+}
+
+crate::named::from_names!(RoundOrder);
+
 impl RoundOrder {
     /// The name of the order as the flag spells it: `abba`, `abab`, `random`.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            RoundOrder::Abba => "abba",
-            RoundOrder::Abab => "abab",
-            RoundOrder::Random => "random",
-        }
+        self.name()
     }
 }
 
@@ -51,13 +66,28 @@ pub(crate) enum Connections {
     PerRound,
 }
 
+impl Named for Connections {
+    const NAMES: &'static [(Connections, &'static str, &'static str)] = &[
+        (
+            Connections::Persistent,
+            "persistent",
+            "Opened at the side's first round of a level and kept: a round switch only hands \
+             the client threads over, and the round re-warms for `--rewarm`",
+        ),
+        (
+            Connections::PerRound,
+            "per-round",
+            "Opened at the start of every round and closed at its end, with the full warm-up",
+        ),
+    ];
+}
+
+crate::named::from_names!(Connections);
+
 impl Connections {
     /// The name as the flag spells it.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Connections::Persistent => "persistent",
-            Connections::PerRound => "per-round",
-        }
+        self.name()
     }
 }
 
@@ -72,6 +102,16 @@ pub(crate) enum LevelOrder {
     /// Seeded random order.
     Random,
 }
+
+impl Named for LevelOrder {
+    const NAMES: &'static [(LevelOrder, &'static str, &'static str)] = &[
+        (LevelOrder::Asc, "asc", "Lowest first"),
+        (LevelOrder::Desc, "desc", "Highest first"),
+        (LevelOrder::Random, "random", "Seeded random order"),
+    ];
+}
+
+crate::named::from_names!(LevelOrder);
 
 /// The level order of files older than the option.
 fn ascending() -> LevelOrder {

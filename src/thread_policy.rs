@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::named::Named;
+
 /// The Linux scheduling policy of the client threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -19,13 +21,27 @@ pub enum ClientSched {
     Normal,
 }
 
+impl Named for ClientSched {
+    const NAMES: &'static [(ClientSched, &'static str, &'static str)] = &[
+        (
+            ClientSched::Batch,
+            "batch",
+            "SCHED_BATCH: a waking client thread does not preempt a running server thread",
+        ),
+        (
+            ClientSched::Normal,
+            "normal",
+            "SCHED_OTHER, the default of every process, and what sysbench runs with",
+        ),
+    ];
+}
+
+crate::named::from_names!(ClientSched);
+
 impl ClientSched {
     /// The name as the flag spells it.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ClientSched::Batch => "batch",
-            ClientSched::Normal => "normal",
-        }
+        self.name()
     }
 }
 

@@ -6,17 +6,24 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
 use crate::percent;
 
+mod outputs;
 mod values;
 
+pub(crate) use outputs::OutputArgs;
 pub(crate) use values::*;
 
 use crate::db::errors::IgnoreErrors;
 use crate::placement::Placement;
+use crate::report::formats::Format;
+use crate::schedule::{Connections, LevelOrder, RoundOrder};
+use crate::server::OnServerLoss;
+use crate::stats::blocked::Adjust;
 use crate::stats::sequential::Until;
+use crate::thread_policy::ClientSched;
 
 const EXAMPLE: &str = "\
 Example: does the server_audit plugin cost more than 5 % of TPS?
@@ -229,8 +236,8 @@ pub(crate) struct ReportArgs {
     pub(crate) file: PathBuf,
 
     /// Report format.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
-    pub(crate) format: ReportFormat,
+    #[arg(long, value_parser = format_parser(), default_value = "table")]
+    pub(crate) format: Format,
 
     /// Re-judge the saved run: each flag given replaces the saved setting it names.
     #[command(flatten)]
@@ -240,45 +247,40 @@ pub(crate) struct ReportArgs {
     #[arg(long, short, value_name = "FILE")]
     pub(crate) output: Option<PathBuf>,
 
-    /// Replace a saved run at --output or --junit; without it that is refused.
+    /// Replace a saved run at --output or another output; without it that is refused.
     #[arg(long)]
     pub(crate) overwrite: bool,
+
+    /// Files to write besides the report.
+    #[command(flatten)]
+    pub(crate) outputs: OutputArgs,
 
     /// CI gating of a saved run.
     #[command(flatten)]
     pub(crate) gate: GateArgs,
 }
 
-/// How `report` and `analyze` gate CI on a saved run.
+/// How `report` and `analyze` gate CI on a saved run (`--junit` writes its verdicts).
 #[derive(Debug, Clone, Args)]
 pub(crate) struct GateArgs {
-    /// Write the verdicts as JUnit XML: one test case per tolerance and thread level,
-    /// failed for NO-GO, skipped for INCONCLUSIVE.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) junit: Option<PathBuf>,
-
     /// Exit 0 whatever the verdict (only render); without it the exit code follows the
     /// verdict like the run's: 0 GO, 3 NO-GO, 4 INCONCLUSIVE.
     #[arg(long)]
     pub(crate) no_verdict_exit: bool,
 }
 
-/// Formats of `abtest report` and `abtest analyze`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ReportFormat {
-    /// A terminal table.
-    Table,
-    /// The ticket attachment in Markdown.
-    #[value(alias = "md")]
-    Markdown,
-    /// A self-contained page with charts.
-    Html,
-    /// The ticket attachment in Jira wiki markup.
-    Jira,
-    /// The analysis as JSON.
-    Json,
-    /// One row per round (a saved run only).
-    Csv,
+/// The values of `--format`, from the list of formats.
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser as _;
+    let names = Format::choices().map(|(_, choice)| {
+        let value = clap::builder::PossibleValue::new(choice.name).help(choice.help);
+        choice
+            .alias
+            .into_iter()
+            .fold(value, |value, alias| value.alias(alias))
+    });
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|name: String| Format::from_choice(&name).expect("a listed format"))
 }
 
 /// Flags of an experiment run.
@@ -327,26 +329,9 @@ pub(crate) struct RunArgs {
     #[command(flatten)]
     pub(crate) segment: SegmentArgs,
 
-    /// Write the results as JSON, rewritten after every round.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub(crate) json: Option<PathBuf>,
-
-    /// Write a Markdown report for a change ticket.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub(crate) markdown: Option<PathBuf>,
-
-    /// Write a self-contained HTML report with SVG charts.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub(crate) html: Option<PathBuf>,
-
-    /// Write one CSV row per round, rewritten after every round.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub(crate) csv: Option<PathBuf>,
-
-    /// Write the verdicts as JUnit XML for CI: one test case per tolerance and thread
-    /// level, failed for NO-GO, skipped for INCONCLUSIVE.
-    #[arg(long, value_name = "FILE", help_heading = "Output")]
-    pub(crate) junit: Option<PathBuf>,
+    /// Files to write.
+    #[command(flatten, next_help_heading = "Output")]
+    pub(crate) outputs: OutputArgs,
 
     /// Replace a file already at --json (a saved run, say) and any saved run at another
     /// output; without it they are refused, so a finished run is never lost to a re-typed
@@ -379,8 +364,8 @@ pub(crate) struct ClientArgs {
 
     /// When a managed server dies mid-round: fail (exit 1) or retry (restart it and run
     /// the lost round again, up to 3 times).
-    #[arg(long, value_enum, default_value_t = OnServerLossValue::Fail, help_heading = "Client")]
-    pub(crate) on_server_loss: OnServerLossValue,
+    #[arg(long, value_parser = choice::<OnServerLoss>(), default_value = "fail", help_heading = "Client")]
+    pub(crate) on_server_loss: OnServerLoss,
 
     /// Print a progress line on stderr every interval, as sysbench's --report-interval.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Client")]
@@ -388,8 +373,8 @@ pub(crate) struct ClientArgs {
 
     /// Scheduling policy of the client threads: batch (they never preempt the server on
     /// wake-up, so a co-located client stays out of its way) or normal (as sysbench).
-    #[arg(long, value_enum, default_value_t = ClientSchedValue::Batch, help_heading = "Client")]
-    pub(crate) client_sched: ClientSchedValue,
+    #[arg(long, value_parser = choice::<ClientSched>(), default_value = "batch", help_heading = "Client")]
+    pub(crate) client_sched: ClientSched,
 
     /// Stop the idle side's managed server (SIGSTOP) while the other side is measured, so
     /// its background threads take no CPU from the measured side (on|off).
@@ -398,8 +383,8 @@ pub(crate) struct ClientArgs {
 
     /// Keep each side's connections from round to round (persistent), or open them
     /// for every round (per-round, with the full warm-up each time).
-    #[arg(long, value_enum, default_value_t = ConnectionsValue::Persistent, help_heading = "Client")]
-    pub(crate) connections: ConnectionsValue,
+    #[arg(long, value_parser = choice::<Connections>(), default_value = "persistent", help_heading = "Client")]
+    pub(crate) connections: Connections,
 
     /// Before the rounds, run about N read statements on both sides with the same
     /// parameters (every read class, at least 3 each; 200 when N is left out) and compare
@@ -468,8 +453,8 @@ pub(crate) struct AnalysisArgs {
     /// are) or host-load (the CPU the machine's other processes used in each round;
     /// refused, with the reason, when the variant's rounds met a different load than the
     /// baseline's) [default: none, or the saved run's].
-    #[arg(long, value_enum, help_heading = "Analysis")]
-    pub(crate) adjust: Option<AdjustValue>,
+    #[arg(long, value_parser = choice::<Adjust>(), help_heading = "Analysis")]
+    pub(crate) adjust: Option<Adjust>,
 }
 
 /// `abtest analyze FILE`.
@@ -483,8 +468,12 @@ pub(crate) struct AnalyzeArgs {
     pub(crate) analysis: AnalysisArgs,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Table)]
-    pub(crate) format: ReportFormat,
+    #[arg(long, value_parser = format_parser(), default_value = "table")]
+    pub(crate) format: Format,
+
+    /// Files to write besides the report.
+    #[command(flatten)]
+    pub(crate) outputs: OutputArgs,
 
     /// CI gating.
     #[command(flatten)]
@@ -703,12 +692,12 @@ pub(crate) struct ScheduleArgs {
     pub(crate) pause: Duration,
 
     /// Order of the sides within the schedule.
-    #[arg(long, value_enum, default_value_t = RoundOrderValue::Abba, help_heading = "Schedule")]
-    pub(crate) order: RoundOrderValue,
+    #[arg(long, value_parser = choice::<RoundOrder>(), default_value = "abba", help_heading = "Schedule")]
+    pub(crate) order: RoundOrder,
 
     /// Order of the thread levels of a sweep.
-    #[arg(long, value_enum, default_value_t = LevelOrderValue::Asc, help_heading = "Schedule")]
-    pub(crate) level_order: LevelOrderValue,
+    #[arg(long, value_parser = choice::<LevelOrder>(), default_value = "asc", help_heading = "Schedule")]
+    pub(crate) level_order: LevelOrder,
 
     /// Seed for data, random order and workload randomness (default: random, recorded).
     #[arg(long, help_heading = "Schedule")]
@@ -772,21 +761,9 @@ pub(crate) struct MergeArgs {
     #[arg(value_name = "SEGMENT.json", required = true)]
     pub(crate) files: Vec<PathBuf>,
 
-    /// Write the merged results here (a results file like a single run's).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) json: Option<PathBuf>,
-
-    /// Write a Markdown report of the merged run.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) markdown: Option<PathBuf>,
-
-    /// Write an HTML report of the merged run.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) html: Option<PathBuf>,
-
-    /// Write the merged run's verdicts as JUnit XML.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) junit: Option<PathBuf>,
+    /// Files to write: --json is the merged results file, like a single run's.
+    #[command(flatten)]
+    pub(crate) outputs: OutputArgs,
 
     /// Replace a file already at --json and any saved run at another output.
     #[arg(long)]

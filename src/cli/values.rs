@@ -1,9 +1,23 @@
 //! The values of flags that pick one of a list (`--workload`, `--order`, …), as clap
-//! parses them. The domain has its own types and never sees clap: each value here is
-//! converted into its domain type when the plan is resolved, so the spelling of a flag
-//! can change without touching the code that runs it.
+//! parses them. The domain never sees clap: an enum that lists its names
+//! ([`Named`]) is parsed straight into the domain type by [`choice`]; the workload's
+//! enums, which list none, are still copied here and converted when the plan is
+//! resolved.
 
 use clap::ValueEnum;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+
+use crate::named::Named;
+
+/// The parser of a flag whose value is one of `T`'s names: `--help` lists each with its
+/// help, and a wrong one is refused with the list.
+pub(crate) fn choice<T: Named + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    let names = T::NAMES
+        .iter()
+        .map(|(_, name, help)| PossibleValue::new(name).help(help));
+    PossibleValuesParser::new(names)
+        .map(|name: String| crate::named::parse::<T>(&name).expect("a listed name"))
+}
 
 /// The sysbench workloads abtest can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -120,121 +134,6 @@ impl From<RandTypeValue> for crate::workload::random::RandType {
             RandTypeValue::Special => crate::workload::random::RandType::Special,
             RandTypeValue::Pareto => crate::workload::random::RandType::Pareto,
             RandTypeValue::Zipfian => crate::workload::random::RandType::Zipfian,
-        }
-    }
-}
-
-/// The order in which the two sides take turns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum RoundOrderValue {
-    /// A B B A A B B A ...: cancels linear drift.
-    Abba,
-    /// A B A B ...
-    Abab,
-    /// Each pair in a seeded random order (randomised interleaving).
-    Random,
-}
-
-impl From<RoundOrderValue> for crate::schedule::RoundOrder {
-    fn from(value: RoundOrderValue) -> Self {
-        match value {
-            RoundOrderValue::Abba => crate::schedule::RoundOrder::Abba,
-            RoundOrderValue::Abab => crate::schedule::RoundOrder::Abab,
-            RoundOrderValue::Random => crate::schedule::RoundOrder::Random,
-        }
-    }
-}
-
-/// What block estimates are adjusted for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum AdjustValue {
-    /// The CPU the machine's other processes used in each round.
-    HostLoad,
-    /// Nothing: the blocks' log ratios as they are.
-    None,
-}
-
-impl From<AdjustValue> for crate::stats::blocked::Adjust {
-    fn from(value: AdjustValue) -> Self {
-        match value {
-            AdjustValue::HostLoad => crate::stats::blocked::Adjust::HostLoad,
-            AdjustValue::None => crate::stats::blocked::Adjust::None,
-        }
-    }
-}
-
-/// The order in which the thread levels of a sweep run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum LevelOrderValue {
-    /// Lowest first.
-    Asc,
-    /// Highest first.
-    Desc,
-    /// Seeded random order.
-    Random,
-}
-
-impl From<LevelOrderValue> for crate::schedule::LevelOrder {
-    fn from(value: LevelOrderValue) -> Self {
-        match value {
-            LevelOrderValue::Asc => crate::schedule::LevelOrder::Asc,
-            LevelOrderValue::Desc => crate::schedule::LevelOrder::Desc,
-            LevelOrderValue::Random => crate::schedule::LevelOrder::Random,
-        }
-    }
-}
-
-/// Whether a side's connections live for one round or for all its rounds at a level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ConnectionsValue {
-    /// Opened at the side's first round of a level and kept: a round switch only hands
-    /// the client threads over, and the round re-warms for `--rewarm`.
-    Persistent,
-    /// Opened at the start of every round and closed at its end, with the full warm-up.
-    PerRound,
-}
-
-impl From<ConnectionsValue> for crate::schedule::Connections {
-    fn from(value: ConnectionsValue) -> Self {
-        match value {
-            ConnectionsValue::Persistent => crate::schedule::Connections::Persistent,
-            ConnectionsValue::PerRound => crate::schedule::Connections::PerRound,
-        }
-    }
-}
-
-/// What happens when a managed server dies during a round.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum OnServerLossValue {
-    /// Mark the round failed and stop (exit 1).
-    Fail,
-    /// Restart the managed server and run the lost round again.
-    Retry,
-}
-
-impl From<OnServerLossValue> for crate::server::OnServerLoss {
-    fn from(value: OnServerLossValue) -> Self {
-        match value {
-            OnServerLossValue::Fail => crate::server::OnServerLoss::Fail,
-            OnServerLossValue::Retry => crate::server::OnServerLoss::Retry,
-        }
-    }
-}
-
-/// The Linux scheduling policy of the client threads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ClientSchedValue {
-    /// SCHED_BATCH: a waking client thread does not preempt a running server thread.
-    Batch,
-    /// SCHED_OTHER, the default of every process, and what sysbench runs with.
-    Normal,
-}
-
-impl From<ClientSchedValue> for crate::thread_policy::ClientSched {
-    fn from(value: ClientSchedValue) -> Self {
-        match value {
-            ClientSchedValue::Batch => crate::thread_policy::ClientSched::Batch,
-            ClientSchedValue::Normal => crate::thread_policy::ClientSched::Normal,
         }
     }
 }

@@ -3,59 +3,52 @@
 //! own settings (tolerances included) unless a flag replaces one, and the exit code is
 //! the verdict's, as the run's was.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::analysis::{self, AnalysisOptions};
-use crate::cli::{AnalyzeArgs, ReportFormat};
+use crate::cli::AnalyzeArgs;
 use crate::exit::UsageError;
 use crate::report::ReportView;
-use crate::results::{self, Moment, ResultsFile};
+use crate::report::formats::{Format, Moment};
+use crate::resolve::outputs::{Existing, Input, claim, named};
+use crate::results::{self, ResultsFile, Stage};
 use crate::roundcsv;
 use crate::stats::compare::{Sample, Unit};
 use crate::stats::metric::Metric;
 
 /// Analyses the file and prints the report; the exit code follows the verdict.
 pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
-    super::gate::check_outputs(&args.gate, &args.file, None)?;
-    let _claimed = crate::resolve::outputs::claim(
-        &crate::resolve::outputs::Output::report("--junit", args.gate.junit.as_deref())
-            .into_iter()
-            .collect::<Vec<_>>(),
-        &[crate::resolve::outputs::Input::new(
-            &args.file,
-            "the file being analysed",
-        )],
-        crate::resolve::outputs::Existing::Kept { overwrite: false },
+    let files = &args.outputs.outputs;
+    super::gate::check_outputs(files, &args.file, None)?;
+    let _claimed = claim(
+        &named(files),
+        &[Input::new(&args.file, "the file being analysed")],
+        Existing::Kept { overwrite: false },
     )?;
     if is_json(&args.file)? {
         let saved = load_results(&args.file)?;
         let settings = saved.judgement.analysis.clone().unwrap_or_default();
         let options = crate::resolve::args::analysis_options(&args.analysis, &settings)?;
-        let judgement = results::judge(&saved.record, &options, Moment::AsItStands);
-        let view = ReportView::of_run(&saved.record, &judgement);
-        crate::terminal::stdout(&render(&view, args.format)?);
-        return super::gate::finish(&view, &args.gate, &args.file);
+        let judgement = results::judge(&saved.record, &options, Stage::AsItStands);
+        return write(&ReportView::of_run(&saved.record, &judgement), args);
     }
     let options =
         crate::resolve::args::analysis_options(&args.analysis, &AnalysisOptions::default())?;
-    {
-        let samples = roundcsv::read(&args.file)?;
-        refuse_absent_tolerance_metrics(&samples, &options, &args.file)?;
-        let analysis = analysis::analyze(&samples, Unit::Round, &options);
-        let view = ReportView {
-            names: ["baseline".into(), "variant".into()],
-            comparisons: &analysis.comparisons,
-            verdict: analysis.verdict,
-            unchecked: &analysis.unchecked,
-            warnings: analysis.warnings.clone(),
-            alpha: options.alpha,
-            verdict_alpha: options.verdict_level(),
-            run: None,
-            partial: None,
-        };
-        crate::terminal::stdout(&render(&view, args.format)?);
-        super::gate::finish(&view, &args.gate, &args.file)
-    }
+    let samples = roundcsv::read(&args.file)?;
+    refuse_absent_tolerance_metrics(&samples, &options, &args.file)?;
+    let analysis = analysis::analyze(&samples, Unit::Round, &options);
+    let view = ReportView {
+        names: ["baseline".into(), "variant".into()],
+        comparisons: &analysis.comparisons,
+        verdict: analysis.verdict,
+        unchecked: &analysis.unchecked,
+        warnings: analysis.warnings.clone(),
+        alpha: options.alpha,
+        verdict_alpha: options.verdict_level(),
+        run: None,
+        partial: None,
+    };
+    write(&view, args)
 }
 
 /// A tolerance on a metric the CSV does not have is a mistake in the command, not a
@@ -85,13 +78,18 @@ fn refuse_absent_tolerance_metrics(
     )))
 }
 
-fn render(view: &ReportView<'_>, format: ReportFormat) -> anyhow::Result<String> {
-    if format == ReportFormat::Table {
+/// Prints `view` in `--format` (the table after the warnings), writes the outputs, and
+/// returns the verdict's exit code.
+fn write(view: &ReportView<'_>, args: &AnalyzeArgs) -> anyhow::Result<i32> {
+    if args.format == Format::Table {
         for warning in &view.warnings {
             crate::terminal::warning(warning);
         }
     }
-    super::report::render(view, format)
+    let mut outputs = args.outputs.outputs.clone();
+    outputs.add(args.format, PathBuf::from("-"));
+    outputs.write(Moment::End, view)?;
+    Ok(super::gate::exit_code(view, &args.gate))
 }
 
 /// A file is read as results JSON when its first non-blank character is `{`.

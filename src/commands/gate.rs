@@ -1,22 +1,25 @@
 //! What `abtest report` and `abtest analyze` give CI about a saved run: the exit code of
 //! its verdict, the same one the live run gave (0 GO, 3 NO-GO, 4 INCONCLUSIVE), and the
-//! JUnit XML of its tolerances. `--no-verdict-exit` is for those who only render.
+//! JUnit XML of its tolerances (`--junit`, written with the other outputs).
+//! `--no-verdict-exit` is for those who only render.
 
 use std::path::Path;
 
 use crate::cli::GateArgs;
 use crate::exit::{self, UsageError};
-use crate::report::{ReportView, junit};
+use crate::report::ReportView;
+use crate::report::files::Outputs;
+use crate::report::formats::Format;
 use crate::results;
 
 /// Refuses, before anything is printed or written, a `--junit` path that is the input,
 /// the report's own output (`None` or `-`: stdout), or cannot be written.
 pub(crate) fn check_outputs(
-    gate: &GateArgs,
+    outputs: &Outputs,
     input: &Path,
     report_output: Option<&Path>,
 ) -> anyhow::Result<()> {
-    let Some(junit) = gate.junit.as_deref() else {
+    let Some(junit) = outputs.path(Format::Junit) else {
         return Ok(());
     };
     let report_output = report_output.filter(|p| p.as_os_str() != "-");
@@ -42,15 +45,11 @@ pub(crate) fn check_outputs(
     results::check_writable(junit)
 }
 
-/// Writes the JUnit XML if asked (`-` is stdout) and returns the exit code of `view`'s
-/// verdict.
-pub(crate) fn finish(view: &ReportView<'_>, gate: &GateArgs, input: &Path) -> anyhow::Result<i32> {
-    if let Some(path) = &gate.junit {
-        crate::report::stdout::write_to(Some(path), &junit::render(view), Some(input))?;
-    }
-    Ok(if gate.no_verdict_exit {
+/// The exit code of `view`'s verdict, unless `--no-verdict-exit`.
+pub(crate) fn exit_code(view: &ReportView<'_>, gate: &GateArgs) -> i32 {
+    if gate.no_verdict_exit {
         exit::SUCCESS
     } else {
         view.exit_code()
-    })
+    }
 }

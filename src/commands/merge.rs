@@ -3,27 +3,21 @@
 
 use crate::cli::MergeArgs;
 use crate::exit::UsageError;
-use crate::plan::Outputs;
+use crate::report::formats::Moment;
 use crate::report::{self, ReportView};
 use crate::resolve::outputs::{Existing, Input, claim, named};
-use crate::results::{self, Moment, ResultsFile, merge::SegmentFile};
+use crate::results::{self, ResultsFile, Stage, merge::SegmentFile};
 
 /// Merges, analyses, writes the outputs and prints the table.
 pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
-    let outputs = Outputs {
-        json: args.json.clone(),
-        markdown: args.markdown.clone(),
-        html: args.html.clone(),
-        csv: None,
-        junit: args.junit.clone(),
-    };
+    let outputs = &args.outputs.outputs;
     // The segments are the inputs: no output may replace one, nor another output.
     let segments: Vec<Input> = args
         .files
         .iter()
         .map(|path| Input::new(path, "a segment being merged"))
         .collect();
-    let _claimed = claim(&named(&outputs), &segments, Existing::typed(args.overwrite))?;
+    let _claimed = claim(&named(outputs), &segments, Existing::typed(args.overwrite))?;
     let files = args
         .files
         .iter()
@@ -38,14 +32,15 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut record =
         results::merge::merge(files).map_err(|why| UsageError::err(format!("merge: {why}")))?;
-    record.plan.outputs = outputs;
+    record.plan.outputs = outputs.saved();
     record
         .plan
         .validate()
         .map_err(|e| UsageError::err(format!("merge: {e:#}")))?;
-    let judgement = results::judge(&record, &record.plan.analysis, Moment::AsItStands);
+    let judgement = results::judge(&record, &record.plan.analysis, Stage::AsItStands);
     let merged = ResultsFile { record, judgement };
-    report::files::write_final(&merged.record.plan.outputs, &merged)?;
+    let view = ReportView::of_results(&merged);
+    outputs.write(Moment::End, &view)?;
     crate::terminal::note(format_args!(
         "merged {} segment(s), {} round(s), {} transactions",
         merged.record.segments.len(),
@@ -57,7 +52,6 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
             .map(|s| s.transactions)
             .sum::<u64>()
     ));
-    let view = ReportView::of_results(&merged);
     crate::terminal::stdout(&report::table::render(&view));
     for warning in &merged.judgement.analysis_warnings {
         crate::terminal::warning(warning);

@@ -8,6 +8,8 @@
 use crate::exit::UsageError;
 use crate::plan::{Plan, SidePlan};
 use crate::profile::Side;
+use crate::report::files::Outputs;
+use crate::report::formats::Format;
 use crate::resolve::resolve_side;
 use crate::results::{self, ResultsFile, RunStatus};
 
@@ -41,7 +43,9 @@ pub(crate) fn load(path: &std::path::Path) -> anyhow::Result<(Plan, ResultsFile)
     plan.validate()
         .map_err(|e| UsageError::err(format!("--resume: {}: {e:#}", path.display())))?;
     plan.warnings = warnings;
-    plan.outputs.json = Some(path.to_path_buf());
+    let mut outputs = Outputs::of_plan(&plan.outputs);
+    outputs.set(Format::Results, path.to_path_buf());
+    plan.outputs = outputs.saved();
     Ok((plan, previous))
 }
 

@@ -26,6 +26,7 @@ use crate::workload::WorkloadSpec;
 mod describe;
 #[cfg(test)]
 pub(crate) mod example;
+mod outputs;
 mod validate;
 
 /// The most client threads in one level: MariaDB's max_connections stops at 100 000.
@@ -36,6 +37,8 @@ pub(crate) const MAX_ROUNDS: u32 = 100_000;
 
 /// The longest measured period, warm-up, re-warm or pause of a round.
 pub(crate) const MAX_ROUND_PART: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+pub(crate) use outputs::Outputs;
 
 /// Everything needed to run an experiment, resolved and validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,22 +87,6 @@ pub(crate) struct Sequential {
     /// The wall-clock budget of the rounds.
     #[serde(with = "crate::serde_secs")]
     pub(crate) max_time: Duration,
-}
-
-/// The files a run writes.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Outputs {
-    /// Results JSON, rewritten after every round.
-    pub(crate) json: Option<PathBuf>,
-    /// Markdown report, written at the end.
-    pub(crate) markdown: Option<PathBuf>,
-    /// HTML report, written at the end.
-    pub(crate) html: Option<PathBuf>,
-    /// Rounds CSV, rewritten after every round.
-    pub(crate) csv: Option<PathBuf>,
-    /// JUnit XML of the verdicts, written at the end.
-    #[serde(default)]
-    pub(crate) junit: Option<PathBuf>,
 }
 
 /// How the client drives the servers, the same for both sides.

@@ -11,6 +11,7 @@ pub(crate) mod decision;
 pub(crate) mod document;
 pub(crate) mod files;
 pub(crate) mod format;
+pub(crate) mod formats;
 pub(crate) mod html;
 pub(crate) mod jira;
 pub(crate) mod json;
@@ -57,6 +58,16 @@ pub(crate) struct Run<'a> {
     pub(crate) record: &'a RunRecord,
     /// What the analysis made of them.
     pub(crate) judgement: &'a Judgement,
+}
+
+impl<'a> Run<'a> {
+    /// The run as its results file holds it.
+    pub(crate) fn results(self) -> crate::results::ResultsOf<'a> {
+        crate::results::ResultsOf {
+            record: self.record,
+            judgement: self.judgement,
+        }
+    }
 }
 
 impl<'a> ReportView<'a> {

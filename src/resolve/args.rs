@@ -119,7 +119,7 @@ pub(crate) fn analysis_options(
             .or(base.max_error_rate),
         percentiles,
         allow_result_diff: args.allow_result_diff || base.allow_result_diff,
-        adjust: args.adjust.map_or(base.adjust, Into::into),
+        adjust: args.adjust.unwrap_or(base.adjust),
         ..base.clone()
     };
     if !args.max_latency_inflation.is_empty() {
@@ -148,15 +148,15 @@ pub(crate) fn client_options(
         rate,
         ignore_errors: args.ignore_errors.clone(),
         query_timeout: Some(args.query_timeout).filter(|d| !d.is_zero()),
-        on_server_loss: args.on_server_loss.into(),
+        on_server_loss: args.on_server_loss,
         report_interval: args.report_interval,
-        client_sched: args.client_sched.into(),
+        client_sched: args.client_sched,
         freeze_idle: args.freeze_idle,
         check_results,
         check_all,
         check_order: args.check_order,
         continue_after_differences: args.continue_after_differences,
-        connections: args.connections.into(),
+        connections: args.connections,
         cpus: None,
     })
 }
@@ -214,14 +214,14 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
         }
     }
     Ok(Schedule {
-        levels: Schedule::order_levels(levels, args.level_order.into(), seed),
+        levels: Schedule::order_levels(levels, args.level_order, seed),
         rounds: args.rounds,
         round_time: args.round_time,
         warmup: args.warmup,
         rewarm: Some(args.rewarm),
         pause: args.pause,
-        order: args.order.into(),
-        level_order: args.level_order.into(),
+        order: args.order,
+        level_order: args.level_order,
         instances: args.instances,
         swap: args.swap,
     })

@@ -11,7 +11,7 @@ use crate::analysis::AnalysisOptions;
 use crate::cli::RunArgs;
 use crate::exit::UsageError;
 use crate::placement::Placement;
-use crate::plan::{ClientOptions, Outputs, Plan, SidePlan, TargetSpec};
+use crate::plan::{ClientOptions, Plan, SidePlan, TargetSpec};
 use crate::profile::Side;
 use crate::schedule::{Connections, RoundOrder, Schedule};
 use crate::stats::blocked::Blocking;
@@ -76,13 +76,7 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         analysis,
         seed,
         sequential,
-        outputs: Outputs {
-            json: cli.json.clone(),
-            markdown: cli.markdown.clone(),
-            html: cli.html.clone(),
-            csv: cli.csv.clone(),
-            junit: cli.junit.clone(),
-        },
+        outputs: cli.outputs.outputs.saved(),
         segment: split::segment(&cli.segment)?,
         command_line,
         warnings,

@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 
 use crate::exit::UsageError;
 use crate::paths::{OutputLock, same_file};
-use crate::plan::{Outputs, Plan, SidePlan, TargetSpec};
+use crate::plan::{Plan, SidePlan, TargetSpec};
+use crate::report::files::Outputs;
+pub(crate) use crate::report::formats::Holds;
 use crate::server::options::option_root;
 
 /// A file a command reads, with words for what it is.
@@ -39,16 +41,6 @@ impl Input {
             what: what.into(),
         }
     }
-}
-
-/// What an output holds: a results file must not replace any existing file; a report
-/// may replace an earlier report, never a saved run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Holds {
-    /// An abtest results file (`--json` of a run or a merge).
-    Results,
-    /// A report, a CSV, a workload file: something made again from a saved run.
-    Report,
 }
 
 /// One output of a command: the flag that named it, for the messages.
@@ -101,26 +93,22 @@ impl Existing<'_> {
 #[must_use = "the outputs are free for others once this is dropped"]
 pub(crate) struct Claimed(#[allow(dead_code)] Vec<OutputLock>);
 
-/// The outputs of a plan, each with the flag that names it.
+/// Each output of `outputs` that goes to a file, with the flag that names it.
 pub(crate) fn named(outputs: &Outputs) -> Vec<Output<'_>> {
-    fn report<'a>(flag: &'static str, path: &'a Option<PathBuf>) -> Option<Output<'a>> {
-        Output::report(flag, path.as_deref())
-    }
-    let json = outputs.json.as_deref().map(|path| Output {
-        flag: "--json",
-        path,
-        holds: Holds::Results,
-    });
-    [
-        json,
-        report("--markdown", &outputs.markdown),
-        report("--html", &outputs.html),
-        report("--csv", &outputs.csv),
-        report("--junit", &outputs.junit),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    outputs
+        .iter()
+        .filter_map(|(format, path)| {
+            let flag = format.file()?.flag;
+            match format.holds() {
+                Holds::Results => Some(Output {
+                    flag,
+                    path,
+                    holds: Holds::Results,
+                }),
+                Holds::Report => Output::report(flag, Some(path)),
+            }
+        })
+        .collect()
 }
 
 /// The files a plan reads: each side's profile, password file and TLS CA; a managed
@@ -215,7 +203,7 @@ pub(crate) fn claim_run(
     if let Existing::Resumed(file) = existing {
         inputs.push(Input::new(file, "the results file being resumed"));
     }
-    claim(&named(&plan.outputs), &inputs, existing)
+    claim(&named(&Outputs::of_plan(&plan.outputs)), &inputs, existing)
 }
 
 /// Checks `outputs` against `inputs`, each other and the filesystem, and claims them for

@@ -19,6 +19,18 @@ pub(crate) struct ResultsFile {
     pub(crate) judgement: Judgement,
 }
 
+/// A results file's two halves, borrowed, written as the file is: what a report writes
+/// of a run it holds as a record and a judgement.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct ResultsOf<'a> {
+    /// What happened.
+    #[serde(flatten)]
+    pub(crate) record: &'a RunRecord,
+    /// What the latest analysis made of it.
+    #[serde(flatten)]
+    pub(crate) judgement: &'a Judgement,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,7 @@ use crate::stats::verdict::Verdict;
 
 /// When a run is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Moment {
+pub(crate) enum Stage {
     /// As it stands: at its end, or read back from its file. A run that did not finish
     /// its plan gets no verdict.
     AsItStands,
@@ -29,7 +29,7 @@ pub(crate) enum Moment {
 }
 
 /// Judges the completed rounds of `record` with `options`.
-pub(crate) fn judge(record: &RunRecord, options: &AnalysisOptions, moment: Moment) -> Judgement {
+pub(crate) fn judge(record: &RunRecord, options: &AnalysisOptions, stage: Stage) -> Judgement {
     let rounds = &record.rounds;
     let metrics = compared_metrics(rounds, options);
     let samples = samples(rounds, &metrics);
@@ -48,7 +48,7 @@ pub(crate) fn judge(record: &RunRecord, options: &AnalysisOptions, moment: Momen
     };
     weigh_answers(record, options, &mut judgement, &mut warnings);
     judgement.analysis_warnings = warnings;
-    if moment == Moment::AsItStands {
+    if stage == Stage::AsItStands {
         withhold_if_unfinished(record, &mut judgement);
     }
     judgement

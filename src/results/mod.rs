@@ -29,8 +29,8 @@ mod sampling;
 mod schema;
 mod storage;
 
-pub(crate) use file::ResultsFile;
-pub(crate) use judge::{Moment, judge, nothing_judged};
+pub(crate) use file::{ResultsFile, ResultsOf};
+pub(crate) use judge::{Stage, judge, nothing_judged};
 pub(crate) use judgement::Judgement;
 pub(crate) use record::{Look, RunRecord, RunStatus, SideInfo};
 pub(crate) use round::{

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::file::ResultsFile;
+use super::file::{ResultsFile, ResultsOf};
 use super::{checks, schema};
 
 /// Writes `contents` to `path` atomically: a temp file in the same directory, fsync, rename.
@@ -56,8 +56,8 @@ fn parent_dir(path: &Path) -> PathBuf {
 }
 
 /// Saves the results as pretty JSON.
-pub(crate) fn save(path: &Path, results: &ResultsFile) -> anyhow::Result<()> {
-    let mut json = serde_json::to_vec_pretty(results)?;
+pub(crate) fn save(path: &Path, results: ResultsOf<'_>) -> anyhow::Result<()> {
+    let mut json = serde_json::to_vec_pretty(&results)?;
     json.push(b'\n');
     write_atomic(path, &json)
 }

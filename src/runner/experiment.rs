@@ -14,8 +14,10 @@ use crate::host::HostFacts;
 use crate::plan::Plan;
 use crate::profile::Side;
 use crate::report;
+use crate::report::files::Outputs;
+use crate::report::formats::Moment;
 use crate::results::{
-    self, Judgement, Moment, ResultsFile, RoundStatus, RunRecord, RunStatus, SideInfo,
+    self, Judgement, ResultsFile, RoundStatus, RunRecord, RunStatus, SideInfo, Stage,
 };
 use crate::server::facts::{self, ServerFacts};
 use crate::target::Target;
@@ -480,13 +482,18 @@ fn finish(plan: &Plan, results: &mut ResultsFile, outcome: &anyhow::Result<()>) 
     // A segment's rounds hold only its share of the load: the verdict is the merge's.
     if !plan.segment.as_ref().is_some_and(|s| s.is_split()) {
         let options = super::looks::final_analysis(plan, &results.record);
-        results.judgement = results::judge(&results.record, &options, Moment::AsItStands);
+        results.judgement = results::judge(&results.record, &options, Stage::AsItStands);
     }
-    if let Err(e) = report::files::write_final(&plan.outputs, results) {
+    if let Err(e) = write(plan, results, Moment::End) {
         crate::terminal::error(format_args!("could not save the results: {e:#}"));
     }
 }
 
 fn save(plan: &Plan, results: &ResultsFile) -> anyhow::Result<()> {
-    report::files::write_progress(&plan.outputs, results)
+    write(plan, results, Moment::EveryRound)
+}
+
+/// Writes the plan's outputs due at `moment`.
+fn write(plan: &Plan, results: &ResultsFile, moment: Moment) -> anyhow::Result<()> {
+    Outputs::of_plan(&plan.outputs).write(moment, &report::ReportView::of_results(results))
 }

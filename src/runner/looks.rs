@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::analysis::AnalysisOptions;
 use crate::plan::Plan;
 use crate::profile::Side;
-use crate::results::{self, Look, Moment, ResultsFile, RoundStatus, RunRecord};
+use crate::results::{self, Look, ResultsFile, RoundStatus, RunRecord, Stage};
 use crate::stats::metric::Metric;
 use crate::stats::sequential::Until;
 use crate::stats::verdict::Verdict;
@@ -46,7 +46,7 @@ pub(crate) fn after_round(
         verdict_alpha: Some(sequential.design.verdict_alpha_at(k)),
         ..plan.analysis.clone()
     };
-    let seen = results::judge(&results.record, &options, Moment::Look);
+    let seen = results::judge(&results.record, &options, Stage::Look);
     let tps = seen.comparisons.iter().find(|c| c.metric == Metric::Tps);
     let look = Look {
         look: k as u32 + 1,
@@ -63,7 +63,7 @@ pub(crate) fn after_round(
     results.record.looks.push(look);
     results.record.stopped.clone_from(&reason);
     // The look decides; the file saved while the run goes on shows no verdict.
-    results.judgement = results::judge(&results.record, &options, Moment::AsItStands);
+    results.judgement = results::judge(&results.record, &options, Stage::AsItStands);
     reason
 }
 

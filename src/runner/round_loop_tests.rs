@@ -11,7 +11,7 @@ use super::{run_rounds, run_rounds_with};
 use crate::exit::Interrupted;
 use crate::plan::{Plan, Sequential};
 use crate::profile::Side;
-use crate::results::{Moment, ResultsFile, RoundRecord, RoundStatus, RunStatus};
+use crate::results::{ResultsFile, RoundRecord, RoundStatus, RunStatus, Stage};
 use crate::runner::backend::{Backend, HookPoint};
 use crate::runner::experiment::{new_results, resumed};
 use crate::runner::looks::final_analysis;
@@ -520,7 +520,7 @@ fn instances_restart_both_sides_between_blocks_and_the_analysis_uses_instance_me
     results.judgement = crate::results::judge(
         &results.record,
         &final_analysis(&plan, &results.record),
-        Moment::AsItStands,
+        Stage::AsItStands,
     );
     let noise = results.judgement.noise.as_ref().unwrap();
     assert_eq!(noise.instances.len(), 4, "both sides at both levels");

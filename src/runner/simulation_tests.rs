@@ -146,7 +146,7 @@ fn simulate(runs: u64, sim: Sim) -> Vec<Outcome> {
             results.judgement = crate::results::judge(
                 &results.record,
                 &final_analysis(&plan, &results.record),
-                crate::results::Moment::AsItStands,
+                crate::results::Stage::AsItStands,
             );
             let tps = results
                 .judgement

@@ -29,3 +29,20 @@ pub(crate) enum OnServerLoss {
     /// Restart the managed server and run the lost round again.
     Retry,
 }
+
+impl crate::named::Named for OnServerLoss {
+    const NAMES: &'static [(OnServerLoss, &'static str, &'static str)] = &[
+        (
+            OnServerLoss::Fail,
+            "fail",
+            "Mark the round failed and stop (exit 1)",
+        ),
+        (
+            OnServerLoss::Retry,
+            "retry",
+            "Restart the managed server and run the lost round again",
+        ),
+    ];
+}
+
+crate::named::from_names!(OnServerLoss);

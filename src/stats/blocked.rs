@@ -81,6 +81,23 @@ pub(crate) enum Adjust {
     HostLoad,
 }
 
+impl crate::named::Named for Adjust {
+    const NAMES: &'static [(Adjust, &'static str, &'static str)] = &[
+        (
+            Adjust::HostLoad,
+            "host-load",
+            "The CPU the machine's other processes used in each round",
+        ),
+        (
+            Adjust::None,
+            "none",
+            "Nothing: the blocks' log ratios as they are",
+        ),
+    ];
+}
+
+crate::named::from_names!(Adjust);
+
 /// The change estimated block by block: the mean and standard error of the blocks' log
 /// ratios, or the intercept and its standard error when adjusted for the host's load.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
