@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::exit::UsageError;
-use crate::profile::Side;
+use crate::side::Side;
 use crate::stats::blocked::{Adjust, Blocking, LoadImbalance};
 use crate::stats::compare::{self, Comparison, Sample, Unit, compare};
 use crate::stats::diagnostics::side_warnings;

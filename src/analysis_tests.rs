@@ -5,7 +5,7 @@
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 
 use super::{AnalysisOptions, analyze};
-use crate::profile::Side;
+use crate::side::Side;
 use crate::stats::compare::{Sample, Unit};
 use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;

@@ -12,6 +12,7 @@ const RANKS: &[(&str, u32)] = &[
     // Foundation: no domain knowledge.
     ("exit", 0),
     ("stop", 0),
+    ("side", 0),
     ("terminal", 1),
     ("percent", 0),
     ("serde_secs", 0),

@@ -33,6 +33,7 @@ mod secret;
 mod segment;
 mod serde_secs;
 pub mod server;
+mod side;
 mod stats;
 mod stop;
 mod sysbench;

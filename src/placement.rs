@@ -14,7 +14,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::profile::Side;
+use crate::side::Side;
 
 /// A set of CPU numbers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

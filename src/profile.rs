@@ -6,49 +6,12 @@
 //! an hour-long run is an hour lost.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::exit::UsageError;
-
-/// Which side of the comparison a profile or a result belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Side {
-    /// The reference configuration.
-    Baseline,
-    /// The configuration whose cost is measured.
-    Variant,
-}
-
-impl Side {
-    /// Both sides, baseline first.
-    pub(crate) const BOTH: [Side; 2] = [Side::Baseline, Side::Variant];
-
-    /// Lower-case name used in messages and files.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Side::Baseline => "baseline",
-            Side::Variant => "variant",
-        }
-    }
-
-    /// The single-letter label used in schedules (A = baseline, B = variant).
-    pub(crate) fn letter(self) -> char {
-        match self {
-            Side::Baseline => 'A',
-            Side::Variant => 'B',
-        }
-    }
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::side::Side;
 
 /// The profile file as written by the user.
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use crate::exit::UsageError;
-use crate::profile::Side;
 use crate::report::csv::{KEY_COLUMNS, NOT_METRICS};
+use crate::side::Side;
 use crate::stats::compare::Sample;
 use crate::stats::metric::Metric;
 

@@ -10,7 +10,7 @@ use rand::{SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
 use crate::named::Named;
-use crate::profile::Side;
+use crate::side::Side;
 
 /// What a move of both sides to fresh server instances costs, for planning a budget:
 /// a clean shutdown, a copy of the prepared datadir and a start with its buffer pool

@@ -149,8 +149,8 @@ impl Segment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Side;
     use crate::schedule::{LevelOrder, RoundOrder};
+    use crate::side::Side;
 
     fn segment(index: u32, count: u32) -> Segment {
         Segment {

@@ -5,9 +5,9 @@ use anyhow::Context;
 
 use crate::db::ConnectSpec;
 use crate::plan::{SidePlan, TargetSpec};
-use crate::profile::Side;
 use crate::server::launch::ServerLaunch;
 use crate::server::sandbox::ManagedServer;
+use crate::side::Side;
 
 /// One side's server and connection settings.
 #[derive(Debug)]

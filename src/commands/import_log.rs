@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use crate::cli::ImportLogArgs;
 use crate::exit::{self, UsageError};
-use crate::profile::Side;
 use crate::resolve::outputs::{Existing, Input, Output, claim};
+use crate::side::Side;
 use crate::sysbench::log::{self, Run};
 
 /// Writes the per-round CSV of the given logs.

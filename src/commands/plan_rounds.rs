@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use crate::cli::PlanRoundsArgs;
 use crate::exit::{self, UsageError};
-use crate::profile::Side;
 use crate::results;
 use crate::roundcsv;
 use crate::schedule::INSTANCE_SWITCH_ESTIMATE;
+use crate::side::Side;
 use crate::stats::compare::{Sample, Unit};
 use crate::stats::metric::Metric;
 use crate::stats::power::{self, Test, minimum_detectable_effect, rounds_needed};

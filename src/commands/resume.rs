@@ -7,11 +7,11 @@
 
 use crate::exit::UsageError;
 use crate::plan::{Plan, SidePlan};
-use crate::profile::Side;
 use crate::report::files::Outputs;
 use crate::report::formats::Format;
 use crate::resolve::resolve_side;
 use crate::results::{self, ResultsFile, RunStatus};
+use crate::side::Side;
 
 /// The plan to resume and the results so far.
 pub(crate) fn load(path: &std::path::Path) -> anyhow::Result<(Plan, ResultsFile)> {

@@ -7,9 +7,10 @@ use std::time::Duration;
 use super::{ClientOptions, Outputs, Plan, SidePlan, TargetSpec};
 use crate::analysis::AnalysisOptions;
 use crate::db::{ClientSpec, Endpoint, errors::IgnoreErrors};
-use crate::profile::{Hooks, Side};
+use crate::profile::Hooks;
 use crate::schedule::{Connections, LevelOrder, RoundOrder, Schedule};
 use crate::server::OnServerLoss;
+use crate::side::Side;
 use crate::thread_policy::ClientSched;
 use crate::workload::{WorkloadName, WorkloadSpec};
 

@@ -7,9 +7,9 @@ use plotters::prelude::*;
 
 use super::format::confidence;
 use crate::histogram;
-use crate::profile::Side;
 use crate::results::classes::ClassComparison;
 use crate::results::{RoundRecord, RoundStatus};
+use crate::side::Side;
 use crate::stats::compare::{Comparison, Family};
 use crate::stats::metric::Metric;
 

@@ -22,8 +22,8 @@ pub(crate) mod stdout;
 pub(crate) mod table;
 
 use crate::analysis::AnalysisOptions;
-use crate::profile::Side;
 use crate::results::{Judgement, ResultsFile, RunRecord};
+use crate::side::Side;
 use crate::stats::compare::{Comparison, Family};
 use crate::stats::metric::Metric;
 use crate::stats::verdict::Verdict;

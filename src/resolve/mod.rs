@@ -12,8 +12,8 @@ use crate::cli::RunArgs;
 use crate::exit::UsageError;
 use crate::placement::Placement;
 use crate::plan::{ClientOptions, Plan, SidePlan, TargetSpec};
-use crate::profile::Side;
 use crate::schedule::{Connections, RoundOrder, Schedule};
+use crate::side::Side;
 use crate::stats::blocked::Blocking;
 
 pub(crate) mod args;

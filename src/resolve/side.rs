@@ -9,9 +9,10 @@ use crate::db::set_statement::SetEffect;
 use crate::db::{ClientSpec, ConnectSpec, Endpoint};
 use crate::exit::UsageError;
 use crate::plan::{SidePlan, TargetSpec};
-use crate::profile::{self, LoadedProfile, Side, TlsMode};
+use crate::profile::{self, LoadedProfile, TlsMode};
 use crate::secret::Secret;
 use crate::server::write_paths;
+use crate::side::Side;
 
 /// Reads one profile into the plan of a side.
 pub(crate) fn resolve_side(

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::round::{ClassRound, LatencyMs, RoundRecord, RoundStatus};
 use crate::histogram;
-use crate::profile::Side;
+use crate::side::Side;
 use crate::stats::blocked::{Adjust, Blocking};
 use crate::stats::compare::compare;
 use crate::stats::metric::Metric;

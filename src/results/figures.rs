@@ -197,7 +197,7 @@ pub(crate) fn check_run(results: &RunRecord) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Side;
+    use crate::side::Side;
 
     fn measured() -> RoundRecord {
         let mut latencies = histogram::merged(3);

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::round::{RoundRecord, RoundStatus};
-use crate::profile::Side;
+use crate::side::Side;
 use crate::stats::components::{Components, InstancePairs};
 use crate::stats::summary::Summary;
 

@@ -8,7 +8,7 @@
 
 use super::record::{RunRecord, RunStatus};
 use super::round::RoundStatus;
-use crate::profile::Side;
+use crate::side::Side;
 
 impl RunRecord {
     /// What is missing from the run, in words, or `None` when it finished its plan.

@@ -11,9 +11,9 @@ use super::round::RoundRecord;
 use crate::answers::ResultCheck;
 use crate::host::HostFacts;
 use crate::plan::Plan;
-use crate::profile::Side;
 use crate::server::facts::{ServerFacts, VariableDiff};
 use crate::server::globals::GlobalSnapshot;
+use crate::side::Side;
 use crate::stats::verdict::Verdict;
 
 /// How far the run got.

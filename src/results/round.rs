@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::histogram;
 use crate::host_load::OthersCpu;
-use crate::profile::Side;
 use crate::server::probe::ServerRound;
+use crate::side::Side;
 use crate::stats::metric::Metric;
 use crate::workload::event_log::QueryCounts;
 

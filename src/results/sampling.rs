@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::round::{RoundRecord, RoundStatus};
-use crate::profile::Side;
+use crate::side::Side;
 use crate::stats::compare::{Sample, Unit};
 use crate::stats::metric::Metric;
 

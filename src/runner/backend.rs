@@ -17,12 +17,12 @@ use super::round::{RoundSpec, run_round};
 use super::swap::Swap;
 use crate::cpu;
 use crate::plan::Plan;
-use crate::profile::Side;
 use crate::results::RoundRecord;
 use crate::schedule::Connections;
 use crate::schedule::Slot;
 use crate::segment::{Segment, ThreadShare, Window};
 use crate::server::probe::ServerProbe;
+use crate::side::Side;
 use crate::target::Target;
 use crate::workload::random::UniqueSequence;
 

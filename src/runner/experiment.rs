@@ -12,7 +12,6 @@ use crate::answers::ResultCheck;
 use crate::exit::Interrupted;
 use crate::host::HostFacts;
 use crate::plan::Plan;
-use crate::profile::Side;
 use crate::report;
 use crate::report::files::Outputs;
 use crate::report::formats::Moment;
@@ -20,6 +19,7 @@ use crate::results::{
     self, Judgement, ResultsFile, RoundStatus, RunRecord, RunStatus, SideInfo, Stage,
 };
 use crate::server::facts::{self, ServerFacts};
+use crate::side::Side;
 use crate::target::Target;
 
 /// Runs the whole experiment. The results are returned (and saved) even when the run

@@ -7,8 +7,8 @@ use anyhow::Context;
 use mysql::prelude::Queryable;
 
 use crate::db::ConnectSpec;
-use crate::profile::Side;
 use crate::secret::{redact_sql, redact_sql_values};
+use crate::side::Side;
 
 /// Runs `statements` on a fresh connection; the first failure is returned.
 pub(crate) fn run(

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use crate::analysis::AnalysisOptions;
 use crate::plan::Plan;
-use crate::profile::Side;
 use crate::results::{self, Look, ResultsFile, RoundStatus, RunRecord, Stage};
+use crate::side::Side;
 use crate::stats::metric::Metric;
 use crate::stats::sequential::Until;
 use crate::stats::verdict::Verdict;

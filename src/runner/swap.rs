@@ -7,10 +7,10 @@ use std::cell::Cell;
 
 use super::hooks;
 use crate::plan::Plan;
-use crate::profile::Side;
 use crate::results::ResultsFile;
 use crate::server::globals::GlobalSnapshot;
 use crate::server::restore;
+use crate::side::Side;
 use crate::target::Target;
 
 /// What `--swap` needs: each server's variables before any hook, and which way round

@@ -24,7 +24,7 @@ use std::path::{Component, Path, PathBuf};
 use mysql::prelude::Queryable;
 
 use crate::db::{ClientSpec, ConnectSpec, Endpoint};
-use crate::profile::Side;
+use crate::side::Side;
 
 /// A managed server as the check sees it.
 pub(crate) struct Confined<'a> {

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use crate::placement::CpuList;
-use crate::profile::Side;
 use crate::server::defaults_file::DefaultsFile;
+use crate::side::Side;
 
 /// What a managed server is started with.
 #[derive(Debug, Clone)]

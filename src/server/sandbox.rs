@@ -30,7 +30,7 @@ use mysql::prelude::Queryable;
 use crate::db::ConnectSpec;
 use crate::db::{ClientSpec, Endpoint};
 use crate::placement::CpuList;
-use crate::profile::{Side, TlsMode};
+use crate::profile::TlsMode;
 use crate::secret::Secret;
 use crate::server::command_line;
 use crate::server::confinement::{self, Confined};
@@ -38,6 +38,7 @@ use crate::server::launch::ServerLaunch;
 use crate::server::os_user::ServerUser;
 use crate::server::process::{child_environment, process_is_alive};
 use crate::server::tls::{self, TlsFiles};
+use crate::side::Side;
 
 /// Database and user created on every managed server.
 pub(crate) const DATABASE: &str = "sbtest";

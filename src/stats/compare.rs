@@ -18,7 +18,7 @@ use super::power::Power;
 use super::summary::Summary;
 use super::verdict::Verdict;
 use super::welch::{Welch, welch};
-use crate::profile::Side;
+use crate::side::Side;
 
 /// One per-round value of one metric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

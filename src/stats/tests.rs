@@ -327,7 +327,7 @@ fn huge_and_tiny_values_give_the_answers_of_values_near_one() {
 
 #[test]
 fn a_baseline_of_zero_gives_no_percent_change() {
-    use crate::profile::Side;
+    use crate::side::Side;
     use crate::stats::compare::{Sample, compare};
     use crate::stats::metric::Metric;
     let sample = |side, index, metric: Metric, value| Sample {

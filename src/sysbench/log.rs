@@ -11,7 +11,7 @@
 
 use std::fmt::Write as _;
 
-use crate::profile::Side;
+use crate::side::Side;
 
 /// One sysbench run, summarised.
 #[derive(Debug, Clone, PartialEq)]
