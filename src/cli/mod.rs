@@ -24,6 +24,8 @@ use crate::server::OnServerLoss;
 use crate::stats::blocked::Adjust;
 use crate::stats::sequential::Until;
 use crate::thread_policy::ClientSched;
+use crate::workload::random::RandType;
+use crate::workload::{PrepareMode, PsMode, WorkloadName};
 
 const EXAMPLE: &str = "\
 Example: does the server_audit plugin cost more than 5 % of TPS?
@@ -522,8 +524,8 @@ pub(crate) struct PlanRoundsArgs {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct WorkloadArgs {
     /// sysbench workload to run.
-    #[arg(long, value_enum, default_value_t = WorkloadNameValue::OltpReadWrite, help_heading = "Workload")]
-    pub(crate) workload: WorkloadNameValue,
+    #[arg(long, value_parser = choice::<WorkloadName>(), default_value = "oltp_read_write", help_heading = "Workload")]
+    pub(crate) workload: WorkloadName,
 
     /// A custom workload: weighted transactions of your own SQL (TOML), instead of --workload.
     #[arg(
@@ -563,8 +565,8 @@ pub(crate) struct WorkloadArgs {
     pub(crate) allow_writes: bool,
 
     /// Create, reuse or keep the sbtest tables: auto reuses matching tables.
-    #[arg(long, value_enum, default_value_t = PrepareModeValue::Auto, help_heading = "Workload")]
-    pub(crate) prepare: PrepareModeValue,
+    #[arg(long, value_parser = choice::<PrepareMode>(), default_value = "auto", help_heading = "Workload")]
+    pub(crate) prepare: PrepareMode,
 
     /// Range size for range SELECT queries.
     #[arg(long, default_value_t = 100, help_heading = "Workload")]
@@ -639,12 +641,12 @@ pub(crate) struct WorkloadArgs {
     pub(crate) delta: u32,
 
     /// Server-side prepared statements (auto) or text queries (disable), as sysbench's --db-ps-mode.
-    #[arg(long, value_enum, default_value_t = PsModeValue::Auto, help_heading = "Workload")]
-    pub(crate) ps_mode: PsModeValue,
+    #[arg(long, value_parser = choice::<PsMode>(), default_value = "auto", help_heading = "Workload")]
+    pub(crate) ps_mode: PsMode,
 
     /// Distribution of row ids; abtest defaults to uniform (sysbench 1.0: special).
-    #[arg(long, value_enum, default_value_t = RandTypeValue::Uniform, help_heading = "Random numbers")]
-    pub(crate) rand_type: RandTypeValue,
+    #[arg(long, value_parser = choice::<RandType>(), default_value = "uniform", help_heading = "Random numbers")]
+    pub(crate) rand_type: RandType,
 
     /// Iterations of the gaussian and special distributions.
     #[arg(long, default_value_t = 12, help_heading = "Random numbers")]

@@ -20,7 +20,7 @@ use crate::stats::sequential::{Design, Until};
 /// The workload of the flags, with the workload file read and the settings sysbench
 /// itself would reject refused.
 pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec> {
-    let name: WorkloadName = args.workload.into();
+    let name: WorkloadName = args.workload;
     let kind = match &args.workload_file {
         Some(path) => Workload::File(CustomWorkload::load(path)?),
         None => Workload::Sysbench(name),
@@ -30,7 +30,7 @@ pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec>
         tables: TablesSpec {
             count: args.tables,
             rows: args.table_size,
-            prepare: args.prepare.into(),
+            prepare: args.prepare,
             auto_inc: args.auto_inc,
             secondary: args.secondary,
             create_secondary: args.create_secondary,
@@ -53,9 +53,9 @@ pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec>
             delta: args.delta,
         }
         .with_script_overrides(name),
-        ps_mode: args.ps_mode.into(),
+        ps_mode: args.ps_mode,
         rand: RandSpec {
-            kind: args.rand_type.into(),
+            kind: args.rand_type,
             spec_iter: args.rand_spec_iter,
             spec_pct: args.rand_spec_pct,
             spec_res: args.rand_spec_res,

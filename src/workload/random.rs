@@ -9,6 +9,7 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::named::{Named, from_names};
 use rand::{Rng, SeedableRng, rngs::SmallRng};
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +34,37 @@ pub(crate) enum RandType {
     /// Zipf with exponent `rand_zipfian_exp`.
     Zipfian,
 }
+
+impl Named for RandType {
+    const NAMES: &'static [(RandType, &'static str, &'static str)] = &[
+        (
+            RandType::Uniform,
+            "uniform",
+            "Every row equally likely (abtest's default)",
+        ),
+        (
+            RandType::Gaussian,
+            "gaussian",
+            "Sum of `rand_spec_iter` uniforms: bell-shaped around the middle",
+        ),
+        (
+            RandType::Special,
+            "special",
+            "sysbench 1.0's default: mostly gaussian, `rand_spec_res` % of draws uniform over the middle `rand_spec_pct` % of the range",
+        ),
+        (
+            RandType::Pareto,
+            "pareto",
+            "Pareto with parameter `rand_pareto_h`",
+        ),
+        (
+            RandType::Zipfian,
+            "zipfian",
+            "Zipf with exponent `rand_zipfian_exp`",
+        ),
+    ];
+}
+from_names!(RandType);
 
 /// A distribution with its parameters, as sysbench's `--rand-*` options.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

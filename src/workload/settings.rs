@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::exit::UsageError;
+use crate::named::{Named, from_names};
 
 /// The sysbench workloads abtest can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,19 +41,7 @@ pub(crate) enum WorkloadName {
 impl WorkloadName {
     /// The sysbench script name of this workload.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            WorkloadName::OltpReadWrite => "oltp_read_write",
-            WorkloadName::OltpReadOnly => "oltp_read_only",
-            WorkloadName::OltpWriteOnly => "oltp_write_only",
-            WorkloadName::OltpPointSelect => "oltp_point_select",
-            WorkloadName::OltpUpdateIndex => "oltp_update_index",
-            WorkloadName::OltpUpdateNonIndex => "oltp_update_non_index",
-            WorkloadName::OltpDelete => "oltp_delete",
-            WorkloadName::OltpInsert => "oltp_insert",
-            WorkloadName::SelectRandomPoints => "select_random_points",
-            WorkloadName::SelectRandomRanges => "select_random_ranges",
-            WorkloadName::BulkInsert => "bulk_insert",
-        }
+        self.name()
     }
 
     /// Whether the workload modifies rows (matters for data safety checks).
@@ -86,6 +75,67 @@ impl WorkloadName {
     }
 }
 
+impl Named for WorkloadName {
+    const NAMES: &'static [(WorkloadName, &'static str, &'static str)] = &[
+        (
+            WorkloadName::OltpReadWrite,
+            "oltp_read_write",
+            "BEGIN, 10 point selects, 4 range selects, 2 updates, delete+insert, COMMIT",
+        ),
+        (
+            WorkloadName::OltpReadOnly,
+            "oltp_read_only",
+            "BEGIN, 10 point selects, 4 range selects, COMMIT",
+        ),
+        (
+            WorkloadName::OltpWriteOnly,
+            "oltp_write_only",
+            "BEGIN, 2 updates, delete+insert, COMMIT",
+        ),
+        (
+            WorkloadName::OltpPointSelect,
+            "oltp_point_select",
+            "One primary-key SELECT per event, no transaction",
+        ),
+        (
+            WorkloadName::OltpUpdateIndex,
+            "oltp_update_index",
+            "One UPDATE of the indexed column k per event",
+        ),
+        (
+            WorkloadName::OltpUpdateNonIndex,
+            "oltp_update_non_index",
+            "One UPDATE of the non-indexed column c per event",
+        ),
+        (
+            WorkloadName::OltpDelete,
+            "oltp_delete",
+            "One DELETE by primary key per event",
+        ),
+        (
+            WorkloadName::OltpInsert,
+            "oltp_insert",
+            "One INSERT per event",
+        ),
+        (
+            WorkloadName::SelectRandomPoints,
+            "select_random_points",
+            "One SELECT with 10 random points in an IN() list on k",
+        ),
+        (
+            WorkloadName::SelectRandomRanges,
+            "select_random_ranges",
+            "One SELECT COUNT(k) over 10 random BETWEEN ranges on k",
+        ),
+        (
+            WorkloadName::BulkInsert,
+            "bulk_insert",
+            "Multi-row INSERTs of (id, k) into one table per thread; one row per event",
+        ),
+    ];
+}
+from_names!(WorkloadName);
+
 /// How the sbtest tables are made ready before the first round.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -98,6 +148,27 @@ pub(crate) enum PrepareMode {
     Never,
 }
 
+impl Named for PrepareMode {
+    const NAMES: &'static [(PrepareMode, &'static str, &'static str)] = &[
+        (
+            PrepareMode::Auto,
+            "auto",
+            "Reuse tables whose shape and row count match; create them otherwise",
+        ),
+        (
+            PrepareMode::Always,
+            "always",
+            "Drop abtest's own tables and create them again",
+        ),
+        (
+            PrepareMode::Never,
+            "never",
+            "Use the tables as they are; fail when they are missing",
+        ),
+    ];
+}
+from_names!(PrepareMode);
+
 /// Whether statements are prepared on the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -107,6 +178,14 @@ pub(crate) enum PsMode {
     /// Plain text queries.
     Disable,
 }
+
+impl Named for PsMode {
+    const NAMES: &'static [(PsMode, &'static str, &'static str)] = &[
+        (PsMode::Auto, "auto", "Server-side prepared statements"),
+        (PsMode::Disable, "disable", "Plain text queries"),
+    ];
+}
+from_names!(PsMode);
 
 /// The sbtest tables: what a built-in workload runs on, and what a workload file's
 /// `{t}` and `{id}` parameters draw from (and what it prepares when `sbtest = true`).
