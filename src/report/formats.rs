@@ -98,7 +98,7 @@ formats! {
         choice: None,
         file: Some(File {
             flag: "--json",
-            help: "Write the results as JSON, rewritten after every round",
+            help: "Write the results as JSON (a run rewrites it after every round)",
         }),
         holds: Holds::Results,
         moment: Moment::EveryRound,
@@ -159,7 +159,7 @@ formats! {
         }),
         file: Some(File {
             flag: "--csv",
-            help: "Write one CSV row per round, rewritten after every round",
+            help: "Write one CSV row per round (a run rewrites it after every round)",
         }),
         holds: Holds::Report,
         moment: Moment::EveryRound,

@@ -48,9 +48,17 @@ pub(crate) fn judge(record: &RunRecord, options: &AnalysisOptions, stage: Stage)
     };
     weigh_answers(record, options, &mut judgement, &mut warnings);
     judgement.analysis_warnings = warnings;
-    if stage == Stage::AsItStands {
-        withhold_if_unfinished(record, &mut judgement);
+    match stage {
+        Stage::AsItStands => as_it_stands(record, judgement),
+        Stage::Look => judgement,
     }
+}
+
+/// A look's judgement as the run stands after the look was recorded: the same
+/// comparisons, its verdicts withheld while the run has not finished its plan. What the
+/// file saves between looks, without analysing the rounds a second time.
+pub(crate) fn as_it_stands(record: &RunRecord, mut judgement: Judgement) -> Judgement {
+    withhold_if_unfinished(record, &mut judgement);
     judgement
 }
 

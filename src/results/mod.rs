@@ -30,7 +30,7 @@ mod schema;
 mod storage;
 
 pub(crate) use file::{ResultsFile, ResultsOf};
-pub(crate) use judge::{Stage, judge, nothing_judged};
+pub(crate) use judge::{Stage, as_it_stands, judge, nothing_judged};
 pub(crate) use judgement::Judgement;
 pub(crate) use record::{Look, RunRecord, RunStatus, SideInfo};
 pub(crate) use round::{

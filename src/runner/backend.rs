@@ -15,7 +15,6 @@ use super::pool::WorkerPool;
 use super::progress::Progress;
 use super::round::{RoundSpec, run_round};
 use super::swap::Swap;
-use crate::cpu;
 use crate::plan::Plan;
 use crate::results::RoundRecord;
 use crate::schedule::Connections;
@@ -54,7 +53,12 @@ pub(crate) trait Backend {
     fn hooks(&mut self, side: Side, point: HookPoint) -> anyhow::Result<()>;
     /// Runs one round of the schedule. A round that fails or is interrupted is a record
     /// with that status; an error means the round could not be run at all.
-    fn round(&mut self, slot: Slot, progress: &Progress) -> anyhow::Result<RoundRecord>;
+    fn round(
+        &mut self,
+        slot: Slot,
+        instance: Option<u32>,
+        progress: &Progress,
+    ) -> anyhow::Result<RoundRecord>;
     /// Whether `side`'s managed server is gone (its process died).
     fn server_lost(&self, side: Side) -> bool;
     /// Replaces `side`'s lost managed server with a fresh one, its data prepared again.
@@ -225,7 +229,12 @@ impl Backend for Servers<'_> {
         target.check_confined(&format!("the {side} {} hooks", point.as_str()))
     }
 
-    fn round(&mut self, slot: Slot, progress: &Progress) -> anyhow::Result<RoundRecord> {
+    fn round(
+        &mut self,
+        slot: Slot,
+        instance: Option<u32>,
+        progress: &Progress,
+    ) -> anyhow::Result<RoundRecord> {
         let plan = self.plan;
         let keep = self.keeps_sessions();
         let other_side = 1 - slot.side as usize;
@@ -241,6 +250,10 @@ impl Backend for Servers<'_> {
         let ours: Vec<u32> = std::iter::once(std::process::id())
             .chain(self.targets.iter().filter_map(|t| t.server.as_ref()?.pid()))
             .collect();
+        let other = self.targets[1 - self.server_of(slot.side)]
+            .server
+            .as_ref()
+            .and_then(|s| s.pid());
         let spec = RoundSpec {
             slot,
             share,
@@ -262,22 +275,16 @@ impl Backend for Servers<'_> {
             ),
             progress,
             ours: &ours,
+            other_server: other,
+            instance,
+            swapped: self.swap.is_swapped(),
         };
         let mut probe =
             ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));
-        let other = self.targets[1 - self.server_of(slot.side)]
-            .server
-            .as_ref()
-            .and_then(|s| s.pid());
-        let other_cpu = || other.and_then(cpu::process_cpu);
-        let (before, started) = (other_cpu(), std::time::Instant::now());
         let frozen = other.filter(|_| plan.client.freeze_idle).map(Frozen::stop);
-        let mut record = run_round(&spec, self.stop, &mut probe, &mut side_pool.pool, keep);
+        let record = run_round(&spec, self.stop, &mut probe, &mut side_pool.pool, keep);
         drop(frozen);
-        record.client_threads = side_pool.pool.setup().cloned();
         self.pools[slot.side as usize] = Some(side_pool);
-        record.other_server_cpu_pct = cpu::spent(before, other_cpu())
-            .map(|spent| 100.0 * spent.as_secs_f64() / started.elapsed().as_secs_f64().max(1e-9));
         Ok(record)
     }
 

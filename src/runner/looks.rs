@@ -63,7 +63,7 @@ pub(crate) fn after_round(
     results.record.looks.push(look);
     results.record.stopped.clone_from(&reason);
     // The look decides; the file saved while the run goes on shows no verdict.
-    results.judgement = results::judge(&results.record, &options, Stage::AsItStands);
+    results.judgement = results::as_it_stands(&results.record, seen);
     reason
 }
 

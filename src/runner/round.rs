@@ -21,7 +21,9 @@ use crate::db::ConnectSpec;
 use crate::histogram;
 use crate::host_load::{self, OthersCpu};
 use crate::plan::ClientOptions;
-use crate::results::{ClassRound, HostLoad, LatencyMs, OpenLoop, RoundRecord, RoundStatus};
+use crate::results::{
+    ClassRound, HostLoad, LatencyMs, OpenLoop, RoundRecord, RoundStatus, ThreadSetup,
+};
 use crate::schedule::Slot;
 use crate::segment::{ThreadShare, Window};
 use crate::server::probe::ServerProbe;
@@ -68,6 +70,12 @@ pub(crate) struct RoundSpec<'a> {
     pub(crate) progress: &'a Progress,
     /// abtest's process and its managed servers', left out of the other processes' CPU.
     pub(crate) ours: &'a [u32],
+    /// The other side's managed server, whose CPU during the round is recorded.
+    pub(crate) other_server: Option<u32>,
+    /// The server instance block the round runs in (`--instances` above 1).
+    pub(crate) instance: Option<u32>,
+    /// Whether the round runs on the other side's server (`--swap`).
+    pub(crate) swapped: bool,
 }
 
 /// Runs one round on `pool`'s threads. `interrupt` stops it early (the round is then
@@ -81,7 +89,8 @@ pub(crate) fn run_round(
     keep_sessions: bool,
 ) -> RoundRecord {
     let threads = pool.len();
-    let switch_started = Instant::now();
+    let other_cpu = || spec.other_server.and_then(cpu::process_cpu);
+    let (other_before, switch_started) = (other_cpu(), Instant::now());
     let opened = if keep_sessions {
         pool.without_session()
     } else {
@@ -123,12 +132,24 @@ pub(crate) fn run_round(
     finished.sort_by_key(|answer| answer.0);
     pool.record(&finished);
     let stats: Vec<WorkerStats> = finished.into_iter().map(|(_, stats, _)| stats).collect();
-    let mut record = build_record(spec, &stats, &timing, interrupt);
-    record.connections_opened = Some(opened);
-    if record.status == RoundStatus::Completed {
-        record.server = probe.finish(record.transactions);
-    }
-    record
+    let known = Known {
+        connections_opened: opened,
+        client_threads: pool.setup().cloned(),
+        other_server_cpu_pct: cpu::spent(other_before, other_cpu()).map(|spent| {
+            100.0 * spent.as_secs_f64() / switch_started.elapsed().as_secs_f64().max(1e-9)
+        }),
+    };
+    build_record(spec, &stats, &timing, interrupt, known, probe)
+}
+
+/// What the round knows of itself besides its workers' statistics and timing.
+struct Known {
+    /// Connections the round opened.
+    connections_opened: u32,
+    /// Whether the client threads ran as planned.
+    client_threads: Option<ThreadSetup>,
+    /// CPU the other side's managed server used while the round ran, in % of one core.
+    other_server_cpu_pct: Option<f64>,
 }
 
 #[derive(Debug, Default)]
@@ -256,6 +277,8 @@ fn build_record(
     stats: &[WorkerStats],
     timing: &Timing,
     interrupt: &AtomicBool,
+    known: Known,
+    probe: &mut ServerProbe,
 ) -> RoundRecord {
     let mut histogram = histogram::merged(3);
     let mut queries = QueryCounts::default();
@@ -309,22 +332,24 @@ fn build_record(
             max_lag_ms: max_lag.as_secs_f64() * 1000.0,
             max_queue_depth: (max_lag.as_secs_f64() * rate).round() as u64,
         }),
-        client_threads: None,
+        client_threads: known.client_threads,
         classes: class_rounds(spec.workload, stats),
         histogram: histogram::encode(&histogram),
         client_cpu_us_per_tx: cpu::us_per_transaction(timing.client_cpu, events),
         per_second_tps: per_second_tps(&timing.events_by_second),
         host_load: timing.host_load,
-        other_server_cpu_pct: None,
+        other_server_cpu_pct: known.other_server_cpu_pct,
         switch_ms: timing.switch.map(|d| d.as_secs_f64() * 1000.0),
-        connections_opened: None,
-        instance: None,
-        swapped: false,
+        connections_opened: Some(known.connections_opened),
+        instance: spec.instance,
+        swapped: spec.swapped,
         start_offset_ms: spec
             .window
             .zip(timing.started_at)
             .map(|(planned, actual)| offset_ms(planned.measure, actual)),
-        server: None,
+        server: (status == RoundStatus::Completed)
+            .then(|| probe.finish(events))
+            .flatten(),
     }
 }
 

@@ -133,9 +133,7 @@ impl RoundLoop<'_> {
                 return Err(Interrupted::by(crate::stop::cause()).into());
             }
             self.backend.hooks(slot.side, HookPoint::BeforeRound)?;
-            let mut record = self.backend.round(slot, &self.progress)?;
-            record.instance = instance;
-            record.swapped = self.backend.swapped();
+            let record = self.backend.round(slot, instance, &self.progress)?;
             self.progress
                 .note(round_line(&record, self.total, self.plan.schedule.rounds));
             let (status, reason) = (record.status, record.reason.clone().unwrap_or_default());

@@ -87,7 +87,12 @@ impl Backend for Scripted {
         Ok(())
     }
 
-    fn round(&mut self, slot: Slot, _progress: &Progress) -> anyhow::Result<RoundRecord> {
+    fn round(
+        &mut self,
+        slot: Slot,
+        instance: Option<u32>,
+        _progress: &Progress,
+    ) -> anyhow::Result<RoundRecord> {
         self.calls.push(format!(
             "round {} {} {}#{}",
             slot.position, slot.side, slot.threads, slot.index
@@ -104,8 +109,11 @@ impl Backend for Scripted {
         {
             stop.store(true, Ordering::SeqCst);
         }
+        let swapped = self.swapped;
         let mut record = |status, reason| {
             let mut r = record(slot, status, reason);
+            r.instance = instance;
+            r.swapped = swapped;
             if let Some(draw) = self.tps.as_mut() {
                 r.tps = draw(slot.side);
                 r.qps = r.tps;
