@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use crate::analysis::AnalysisOptions;
 use crate::cli::{AnalysisArgs, ClientArgs, ScheduleArgs, WorkloadArgs};
 use crate::exit::UsageError;
-use crate::schedule::Schedule;
+use crate::schedule::{Connections, Schedule};
 use crate::stats::metric::Metric;
 use crate::workload::custom::CustomWorkload;
 use crate::workload::random::RandSpec;
@@ -161,8 +161,15 @@ pub(crate) fn client_options(
     })
 }
 
-/// The schedule of the rounds at the thread `levels`, checked; `seed` orders them.
-pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow::Result<Schedule> {
+/// The schedule of the rounds at the thread `levels`, checked; `seed` orders them. With
+/// `--max-time`, the rounds are those the budget holds; connections opened for every
+/// round re-warm fully.
+pub(crate) fn schedule(
+    args: &ScheduleArgs,
+    levels: &[u32],
+    seed: u64,
+    connections: Connections,
+) -> anyhow::Result<Schedule> {
     if args.rounds < 2 {
         return Err(UsageError::err(format!(
             "--rounds {} is too few: a variance needs at least 2 rounds per side; use 5 or more",
@@ -213,18 +220,22 @@ pub(crate) fn schedule(args: &ScheduleArgs, levels: &[u32], seed: u64) -> anyhow
             )));
         }
     }
-    Ok(Schedule {
+    let mut schedule = Schedule {
         levels: Schedule::order_levels(levels, args.level_order, seed),
         rounds: args.rounds,
         round_time: args.round_time,
         warmup: args.warmup,
-        rewarm: Some(args.rewarm),
+        rewarm: (connections == Connections::Persistent).then_some(args.rewarm),
         pause: args.pause,
         order: args.order,
         level_order: args.level_order,
         instances: args.instances,
         swap: args.swap,
-    })
+    };
+    if let Some(rounds) = budget_rounds(args, &schedule)? {
+        schedule.rounds = rounds;
+    }
+    Ok(schedule)
 }
 
 /// The most statements `--check-results` compares: more than pt-upgrade reads from a
@@ -260,28 +271,17 @@ const DEFAULT_CHECK_RESULTS: u32 = 200;
 /// The longest `--max-time` budget.
 const MAX_BUDGET: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
 
-/// The rounds a `--max-time` budget holds, set in `schedule`, and the looks of an
-/// `--until` run. `--until` needs a budget, one thread level and (for `decided`) a
-/// tolerance.
-pub(crate) fn budget(
-    args: &ScheduleArgs,
-    schedule: &mut Schedule,
-    analysis: &AnalysisOptions,
-) -> anyhow::Result<Option<Sequential>> {
-    if let Some(max_time) = args.max_time.filter(|t| *t > MAX_BUDGET) {
+/// The rounds per side a `--max-time` budget holds in `schedule`, when one is given.
+fn budget_rounds(args: &ScheduleArgs, schedule: &Schedule) -> anyhow::Result<Option<u32>> {
+    let Some(max_time) = args.max_time else {
+        return Ok(None);
+    };
+    if max_time > MAX_BUDGET {
         return Err(UsageError::err(format!(
             "--max-time {} is longer than abtest plans (7 days); split the study into runs",
             humantime::format_duration(max_time)
         )));
     }
-    let Some(max_time) = args.max_time else {
-        return match args.until {
-            Some(_) => Err(UsageError::err(
-                "--until stops a run within a budget: give --max-time too, such as --max-time 10m",
-            )),
-            None => Ok(None),
-        };
-    };
     let rounds = schedule.rounds_within(max_time);
     if rounds < 2 {
         return Err(UsageError::err(format!(
@@ -298,9 +298,23 @@ pub(crate) fn budget(
             humantime::format_duration(max_time)
         )));
     }
-    schedule.rounds = rounds;
+    Ok(Some(rounds))
+}
+
+/// The looks of an `--until` run over the budget `schedule` was planned for. `--until`
+/// needs a budget, one thread level and (for `decided`) a tolerance.
+pub(crate) fn sequential(
+    args: &ScheduleArgs,
+    schedule: &Schedule,
+    analysis: &AnalysisOptions,
+) -> anyhow::Result<Option<Sequential>> {
     let Some(until) = args.until else {
         return Ok(None);
+    };
+    let Some(max_time) = args.max_time else {
+        return Err(UsageError::err(
+            "--until stops a run within a budget: give --max-time too, such as --max-time 10m",
+        ));
     };
     if let Until::Precision(half_width) = until {
         super::ranges::check("--until precision", half_width / 100.0)?;
@@ -317,7 +331,12 @@ pub(crate) fn budget(
     }
     Ok(Some(Sequential {
         until,
-        design: Design::new(rounds, args.looks, analysis.alpha, Some(analysis.blocking)),
+        design: Design::new(
+            schedule.rounds,
+            args.looks,
+            analysis.alpha,
+            Some(analysis.blocking),
+        ),
         max_time,
     }))
 }
@@ -421,10 +440,12 @@ mod tests {
     #[test]
     fn a_schedule_needs_two_rounds_and_real_levels() {
         let args = flags(&["--rounds", "1"]);
-        assert!(schedule(&args.schedule, &[8], 1).is_err());
+        assert!(schedule(&args.schedule, &[8], 1, Connections::Persistent).is_err());
         let args = flags(&[]);
-        assert!(schedule(&args.schedule, &[0], 1).is_err());
-        let levels = schedule(&args.schedule, &[32, 8], 1).unwrap().levels;
+        assert!(schedule(&args.schedule, &[0], 1, Connections::Persistent).is_err());
+        let levels = schedule(&args.schedule, &[32, 8], 1, Connections::Persistent)
+            .unwrap()
+            .levels;
         assert_eq!(levels, [8, 32], "ascending by default");
     }
 
@@ -436,8 +457,7 @@ mod tests {
             let mut words = vec!["--max-time", "5m"];
             words.extend(extra);
             let args = flags(&words);
-            let mut plan = schedule(&args.schedule, &[8], 1).unwrap();
-            budget(&args.schedule, &mut plan, &AnalysisOptions::default()).unwrap();
+            let plan = schedule(&args.schedule, &[8], 1, Connections::Persistent).unwrap();
             assert!(
                 plan.estimated_time() <= std::time::Duration::from_secs(300),
                 "{plan:?}"

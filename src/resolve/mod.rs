@@ -15,6 +15,7 @@ use crate::plan::{ClientOptions, Plan, SidePlan, TargetSpec};
 use crate::schedule::{Connections, RoundOrder, Schedule};
 use crate::side::Side;
 use crate::stats::blocked::Blocking;
+use crate::workload::WorkloadSpec;
 
 pub(crate) mod args;
 mod captured;
@@ -41,9 +42,6 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
     let seed = cli.schedule.seed.unwrap_or_else(crate::secret::random_u64);
     let workload = args::workload_spec(&cli.workload)?;
     let levels = captured::levels(&cli.workload.threads, &workload)?;
-    let mut schedule = args::schedule(&cli.schedule, &levels, seed)?;
-    let mut analysis = args::analysis_options(&cli.analysis, &AnalysisOptions::default())?;
-    analysis.blocking = blocking_of(schedule.order);
     let mut warnings = Vec::new();
     let baseline = resolve_side(
         required(&cli.baseline, "--baseline")?,
@@ -55,16 +53,14 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         Side::Variant,
         &mut warnings,
     )?;
-    let mut sides = [baseline, variant];
-    let mut client = args::client_options(&cli.client, &workload)?;
-    if let Some(placement) = &cli.client.cpus {
-        place(placement, &mut sides, &mut client)?;
-    }
-    connections_per_round_with_round_hooks(&sides, &mut client, &mut warnings);
-    if client.connections == Connections::PerRound {
-        schedule.rewarm = None;
-    }
-    let sequential = args::budget(&cli.schedule, &mut schedule, &analysis)?;
+    let (sides, client) = place(cli, &workload, [baseline, variant], &mut warnings)?;
+    let schedule = args::schedule(&cli.schedule, &levels, seed, client.connections)?;
+    let blocked = AnalysisOptions {
+        blocking: blocking_of(schedule.order),
+        ..AnalysisOptions::default()
+    };
+    let analysis = args::analysis_options(&cli.analysis, &blocked)?;
+    let sequential = args::sequential(&cli.schedule, &schedule, &analysis)?;
     warnings.extend(too_few_blocks(&schedule, &analysis, cli.schedule.max_time));
     let plan = Plan {
         sides,
@@ -153,9 +149,25 @@ fn connections_per_round_with_round_hooks(
     }
 }
 
+/// The client's options for `sides`, and both put where `--cpus` says: the connections
+/// a round needs with the profiles' hooks, and each managed server's CPUs.
+fn place(
+    cli: &RunArgs,
+    workload: &WorkloadSpec,
+    mut sides: [SidePlan; 2],
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<([SidePlan; 2], ClientOptions)> {
+    let mut client = args::client_options(&cli.client, workload)?;
+    if let Some(placement) = &cli.client.cpus {
+        place_cpus(placement, &mut sides, &mut client)?;
+    }
+    connections_per_round_with_round_hooks(&sides, &mut client, warnings);
+    Ok((sides, client))
+}
+
 /// Puts `--cpus` into the plan: the client's list and each managed server's. A list for
 /// an external server, or a CPU this host does not offer, is refused.
-fn place(
+fn place_cpus(
     placement: &Placement,
     sides: &mut [SidePlan; 2],
     client: &mut ClientOptions,
