@@ -87,8 +87,38 @@ fn stderr(text: &str) {
         .is_err()
     {
         STDERR_GONE.store(true, Ordering::Relaxed);
-        stop::request("standard error was closed (a reader such as `head` stopped reading)");
+        stop::request(STDERR_CLOSED);
     }
+}
+
+/// Why a run stops when its stderr reader went away.
+const STDERR_CLOSED: &str = "standard error was closed (a reader such as `head` stopped reading)";
+
+/// Why a run stops when its stdout reader went away.
+const STDOUT_CLOSED: &str = "standard output was closed (a reader such as `head` stopped reading)";
+
+/// Which of stdout and stderr lost its reader, as the cause of the stop that follows:
+/// the SIGPIPE of a write to it may be handled before the write's own error is seen,
+/// and both must name the same cause. `None` when both still have one (a SIGPIPE sent
+/// by someone else).
+pub(crate) fn closed_stream() -> Option<&'static str> {
+    [(2, STDERR_CLOSED), (1, STDOUT_CLOSED)]
+        .into_iter()
+        .find(|&(fd, _)| reader_gone(fd))
+        .map(|(_, cause)| cause)
+}
+
+/// Whether `fd` is a pipe or socket whose other end is closed: poll(2) reports POLLERR
+/// (a pipe) or POLLHUP on it at once.
+fn reader_gone(fd: i32) -> bool {
+    let mut poll = libc::pollfd {
+        fd,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, no wait; a closed or invalid fd only sets POLLNVAL.
+    let ready = unsafe { libc::poll(&mut poll, 1, 0) };
+    ready > 0 && poll.revents & (libc::POLLERR | libc::POLLHUP) != 0
 }
 
 /// Writes `text` to stdout. A closed pipe means the reader has what it wanted: the rest
@@ -99,7 +129,7 @@ pub(crate) fn stdout(text: &str) {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Ok(()) => {}
         Err(e) if e.kind() == ErrorKind::BrokenPipe => {
-            stop::request("standard output was closed (a reader such as `head` stopped reading)");
+            stop::request(STDOUT_CLOSED);
         }
         Err(e) => warning(format_args!("cannot write to stdout ({e})")),
     }
@@ -193,5 +223,29 @@ impl Bar {
 impl Drop for Bar {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pipe whose reader closed is told from one still read, so a SIGPIPE names the
+    /// stream that lost its reader whichever comes first, the signal or the error.
+    #[test]
+    fn a_pipe_without_its_reader_is_told_from_one_still_read() {
+        let mut fds = [0; 2];
+        // SAFETY: a fresh pipe; both ends are closed below.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let [read, write] = fds;
+        assert!(!reader_gone(write));
+        // SAFETY: closing the ends this test opened.
+        unsafe { libc::close(read) };
+        assert!(reader_gone(write));
+        unsafe { libc::close(write) };
+        assert!(
+            !reader_gone(write),
+            "a closed descriptor is not a gone reader"
+        );
     }
 }

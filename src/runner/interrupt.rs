@@ -57,9 +57,12 @@ pub(crate) fn install() {
 fn received(signal: i32) {
     let name = signal_name(signal);
     if signal == SIGPIPE {
-        stop::request(&format!(
-            "{name} received (a reader of abtest's output went away)"
-        ));
+        match terminal::closed_stream() {
+            Some(cause) => stop::request(cause),
+            None => stop::request(&format!(
+                "{name} received (a reader of abtest's output went away)"
+            )),
+        };
         return;
     }
     stop::request(&format!("{name} received"));
