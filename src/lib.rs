@@ -54,6 +54,8 @@ use crate::cli::{Cli, Command};
 /// Parses `args`, runs, and returns the process exit code.
 pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
     let args: Vec<OsString> = args.into_iter().collect();
+    // Help and usage errors come before the parsed flags exist: `--color` is read first.
+    terminal::configure(false, colour_asked(&args));
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -122,4 +124,27 @@ fn reproduce_command(args: &[OsString]) -> String {
         *first = "abtest".into();
     }
     words.join(" ")
+}
+
+/// The colour `--color` asks for, read from the raw arguments (the last one given), so
+/// that `--help` and a usage error honour it too.
+fn colour_asked(args: &[OsString]) -> terminal::Colour {
+    let mut asked = None;
+    let mut words = args.iter().filter_map(|a| a.to_str());
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        let value = match word.strip_prefix("--color") {
+            Some("") => words.next(),
+            Some(rest) => rest.strip_prefix('='),
+            None => None,
+        };
+        asked = value.or(asked);
+    }
+    match asked {
+        Some("always") => terminal::Colour::Always,
+        Some("never") => terminal::Colour::Never,
+        _ => terminal::Colour::Auto,
+    }
 }

@@ -9,8 +9,9 @@ use crate::analysis::{self, AnalysisOptions};
 use crate::cli::AnalyzeArgs;
 use crate::exit::UsageError;
 use crate::report::ReportView;
+use crate::report::files::Outputs;
 use crate::report::formats::{Format, Moment};
-use crate::resolve::outputs::{Existing, Input, claim, named};
+use crate::resolve::outputs::{Existing, Input, claim, named, stdout_once};
 use crate::results::{self, ResultsFile, Stage};
 use crate::roundcsv;
 use crate::stats::compare::{Sample, Unit};
@@ -20,6 +21,7 @@ use crate::stats::metric::Metric;
 pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
     let files = &args.outputs.outputs;
     super::gate::check_outputs(files, &args.file, None)?;
+    stdout_once(files, true)?;
     let _claimed = claim(
         &named(files),
         &[Input::new(&args.file, "the file being analysed")],
@@ -32,6 +34,7 @@ pub(crate) fn execute(args: &AnalyzeArgs) -> anyhow::Result<i32> {
         let judgement = results::judge(&saved.record, &options, Stage::AsItStands);
         return write(&ReportView::of_run(&saved.record, &judgement), args);
     }
+    refuse_run_outputs(files, args.format)?;
     let options =
         crate::resolve::args::analysis_options(&args.analysis, &AnalysisOptions::default())?;
     let samples = roundcsv::read(&args.file)?;
@@ -101,4 +104,23 @@ fn is_json(path: &Path) -> anyhow::Result<bool> {
 
 fn load_results(path: &Path) -> anyhow::Result<ResultsFile> {
     results::load(path).map_err(|e| UsageError::err(format!("{e:#}")))
+}
+
+/// Refuses, before anything is written, an output that needs a saved run (the results
+/// file, the rounds CSV) from a CSV of rounds, which has none.
+fn refuse_run_outputs(files: &Outputs, format: Format) -> anyhow::Result<()> {
+    let mut outputs = files.iter().map(|(f, _)| f).chain([format]);
+    match outputs.find(|f| f.needs_run()) {
+        None => Ok(()),
+        Some(f) => {
+            let flag = f.file().filter(|_| f != format).map_or_else(
+                || format!("--format {}", f.choice().map_or("", |c| c.name)),
+                |file| file.flag.to_string(),
+            );
+            Err(UsageError::err(format!(
+                "{flag} writes a saved run's results or rounds; a CSV of rounds has none: \
+                 give a results file (RESULTS.json), or leave {flag} out"
+            )))
+        }
+    }
 }

@@ -5,7 +5,7 @@ use crate::cli::MergeArgs;
 use crate::exit::UsageError;
 use crate::report::formats::Moment;
 use crate::report::{self, ReportView};
-use crate::resolve::outputs::{Existing, Input, claim, named};
+use crate::resolve::outputs::{Existing, Input, claim, named, stdout_once};
 use crate::results::{self, ResultsFile, Stage, merge::SegmentFile};
 
 /// Merges, analyses, writes the outputs and prints the table.
@@ -17,6 +17,7 @@ pub(crate) fn execute(args: &MergeArgs) -> anyhow::Result<i32> {
         .iter()
         .map(|path| Input::new(path, "a segment being merged"))
         .collect();
+    stdout_once(outputs, true)?;
     let _claimed = claim(&named(outputs), &segments, Existing::typed(args.overwrite))?;
     let files = args
         .files

@@ -58,6 +58,9 @@ struct Spec {
     holds: Holds,
     /// When it is written.
     moment: Moment,
+    /// Whether it needs a saved run (its rounds or the results file itself), which a
+    /// CSV of rounds given to `abtest analyze` is not.
+    needs_run: bool,
     /// Its text.
     render: fn(&ReportView<'_>) -> anyhow::Result<String>,
 }
@@ -91,6 +94,7 @@ formats! {
         file: None,
         holds: Holds::Report,
         moment: Moment::End,
+        needs_run: false,
         render: |view| Ok(table::render(view)),
     },
     /// The results file itself: plan, rounds, analysis.
@@ -102,6 +106,7 @@ formats! {
         }),
         holds: Holds::Results,
         moment: Moment::EveryRound,
+        needs_run: true,
         render: |view| Ok(serde_json::to_string_pretty(&saved_run(view, "--json", "results")?.results())? + "\n"),
     },
     /// The ticket attachment in Markdown.
@@ -117,6 +122,7 @@ formats! {
         }),
         holds: Holds::Report,
         moment: Moment::End,
+        needs_run: false,
         render: markdown::render,
     },
     /// A self-contained page with SVG charts.
@@ -128,6 +134,7 @@ formats! {
         }),
         holds: Holds::Report,
         moment: Moment::End,
+        needs_run: false,
         render: html::render,
     },
     /// The ticket attachment in Jira wiki markup.
@@ -140,6 +147,7 @@ formats! {
         file: None,
         holds: Holds::Report,
         moment: Moment::End,
+        needs_run: false,
         render: jira::render,
     },
     /// The analysis alone as JSON.
@@ -148,6 +156,7 @@ formats! {
         file: None,
         holds: Holds::Report,
         moment: Moment::End,
+        needs_run: false,
         render: json::render,
     },
     /// One row per round.
@@ -163,6 +172,7 @@ formats! {
         }),
         holds: Holds::Report,
         moment: Moment::EveryRound,
+        needs_run: true,
         render: |view| csv::render(&saved_run(view, "--format csv", "rounds")?.record.rounds),
     },
     /// The verdicts as JUnit XML, one test case per tolerance and thread level.
@@ -175,6 +185,7 @@ formats! {
         }),
         holds: Holds::Report,
         moment: Moment::End,
+        needs_run: false,
         render: |view| Ok(junit::render(view)),
     },
 }
@@ -216,6 +227,11 @@ impl Format {
     /// not lose after every round too.
     pub(crate) fn written_at(self, moment: Moment) -> bool {
         moment == Moment::End || self.spec().moment == Moment::EveryRound
+    }
+
+    /// Whether it needs a saved run, which a CSV of rounds is not.
+    pub(crate) fn needs_run(self) -> bool {
+        self.spec().needs_run
     }
 
     /// Its text for `view`.

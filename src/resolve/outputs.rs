@@ -111,6 +111,31 @@ pub(crate) fn named(outputs: &Outputs) -> Vec<Output<'_>> {
         .collect()
 }
 
+/// Refuses what would go to stdout and cannot: a results file (always a file), an
+/// output named `-` where stdout already carries the table or the report
+/// (`stdout_taken`), and two outputs both named `-`.
+pub(crate) fn stdout_once(outputs: &Outputs, stdout_taken: bool) -> anyhow::Result<()> {
+    let mut taken = stdout_taken;
+    for (format, path) in outputs.iter().filter(|(_, p)| p.as_os_str() == "-") {
+        let Some(flag) = format.file().map(|f| f.flag) else {
+            continue;
+        };
+        let why = match format.holds() {
+            Holds::Results => "a results file is always a file",
+            Holds::Report if taken => "stdout already carries the table or another report",
+            Holds::Report => {
+                taken = true;
+                continue;
+            }
+        };
+        return Err(UsageError::err(format!(
+            "{flag} {}: {why}; give it a file of its own ({flag} FILE)",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// The files a plan reads: each side's profile, password file and TLS CA; a managed
 /// server's defaults file with every file it pulls in and the files its options name;
 /// the workload file.
@@ -199,11 +224,13 @@ pub(crate) fn claim_run(
     workload_file: Option<&Path>,
     existing: Existing<'_>,
 ) -> anyhow::Result<Claimed> {
+    let outputs = Outputs::of_plan(&plan.outputs);
+    stdout_once(&outputs, true)?;
     let mut inputs = inputs(plan, workload_file);
     if let Existing::Resumed(file) = existing {
         inputs.push(Input::new(file, "the results file being resumed"));
     }
-    claim(&named(&Outputs::of_plan(&plan.outputs)), &inputs, existing)
+    claim(&named(&outputs), &inputs, existing)
 }
 
 /// Checks `outputs` against `inputs`, each other and the filesystem, and claims them for
