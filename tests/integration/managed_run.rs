@@ -548,3 +548,33 @@ fn calibrate_says_how_far_two_instances_differ() {
         "{stderr}"
     );
 }
+
+/// `--quiet` leaves stderr to warnings and errors: no per-round line, no note; the
+/// table on stdout and the results are as without it. `--color never` keeps escape
+/// codes out of a table that `--color always` colours.
+#[test]
+fn quiet_leaves_the_answer_and_drops_the_chatter() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut args: Vec<&str> = crate::support::AA_PROFILES.to_vec();
+    args.extend(crate::support::SHORT_POINT_SELECTS);
+    args.extend(QUICK);
+    args.extend(["--quiet", "--color", "always"]);
+    let output = sandbox.run(&args);
+    let (stdout, stderr) = crate::support::text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(!stderr.contains("round 1/2"), "{stderr}");
+    assert!(
+        stderr.lines().all(|l| l.starts_with("abtest: warning:")),
+        "only warnings: {stderr}"
+    );
+    assert!(stdout.contains("TPS"), "{stdout}");
+    let report = |colour: &str| {
+        let run = crate::support::repo().join("tests/fixtures/audit-point-select.json");
+        let output = sandbox.run(&["report", run.to_str().unwrap(), "--color", colour]);
+        crate::support::text(&output).0
+    };
+    assert!(report("always").contains('\u{1b}'));
+    assert!(!report("never").contains('\u{1b}'));
+    sandbox.assert_nothing_left();
+}

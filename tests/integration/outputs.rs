@@ -494,3 +494,91 @@ fn a_lock_held_by_any_process_is_respected() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
 }
+
+/// Stdout carries one thing: a run's, a merge's and `analyze`'s table, or the report of
+/// `report`. A second report there, or a results file, is refused before anything is
+/// written; one report is allowed where stdout is free.
+#[test]
+fn stdout_carries_one_output_and_never_a_results_file() {
+    let sandbox = Sandbox::new();
+    let run = crate::support::repo().join(RUN);
+    let run = s(&run);
+    let stderr = refused(&sandbox, &["report", run, "--markdown", "-"]);
+    assert!(
+        stderr.contains("--markdown -: stdout already carries"),
+        "{stderr}"
+    );
+    let ticket = sandbox.path("ticket.txt");
+    let stderr = refused(
+        &sandbox,
+        &[
+            "report",
+            run,
+            "-o",
+            s(&ticket),
+            "--markdown",
+            "-",
+            "--html",
+            "-",
+        ],
+    );
+    assert!(stderr.contains("--html -"), "{stderr}");
+    assert!(!ticket.exists(), "nothing is written before the refusal");
+    let stderr = refused(&sandbox, &["report", run, "-o", s(&ticket), "--json", "-"]);
+    assert!(
+        stderr.contains("a results file is always a file"),
+        "{stderr}"
+    );
+    let a = external(&sandbox, "a.toml", "");
+    let b = external(&sandbox, "b.toml", "");
+    let stderr = refused(
+        &sandbox,
+        &[
+            "--baseline",
+            s(&a),
+            "--variant",
+            s(&b),
+            "--csv",
+            "-",
+            "--dry-run",
+        ],
+    );
+    assert!(
+        stderr.contains("--csv -: stdout already carries"),
+        "{stderr}"
+    );
+    let output = sandbox.run(&["report", run, "-o", s(&ticket), "--markdown", "-"]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(3),
+        "the verdict's exit: {stderr}"
+    );
+    assert!(stdout.starts_with("# abtest:"), "{stdout}");
+    assert!(ticket.exists());
+}
+
+/// A CSV of rounds has no results file and no rounds to write again: `analyze` refuses
+/// the outputs that need them before it writes any.
+#[test]
+fn analyze_of_a_csv_refuses_the_outputs_of_a_saved_run_before_writing() {
+    let sandbox = Sandbox::new();
+    let csv = crate::support::repo().join("tests/fixtures/sysbench-rounds.csv");
+    let (md, rounds) = (sandbox.path("r.md"), sandbox.path("rounds.csv"));
+    for (flag, path) in [("--csv", &rounds), ("--json", &sandbox.path("r.json"))] {
+        let stderr = refused(
+            &sandbox,
+            &["analyze", s(&csv), "--markdown", s(&md), flag, s(path)],
+        );
+        assert!(
+            stderr.contains(&format!("{flag} writes a saved run's")),
+            "{stderr}"
+        );
+        assert!(!md.exists() && !path.exists(), "{flag}: nothing written");
+    }
+    let stderr = refused(&sandbox, &["analyze", s(&csv), "--format", "csv"]);
+    assert!(
+        stderr.contains("--format csv writes a saved run's"),
+        "{stderr}"
+    );
+}
