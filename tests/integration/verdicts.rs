@@ -162,13 +162,22 @@ fn a_saved_run_gates_ci_like_the_run() {
     let report = sandbox.path("report.md");
     let report = report.to_str().unwrap();
     for (args, why) in [
-        (&["report", RUN, "--junit", RUN][..], "is the input file"),
-        (&["analyze", RUN, "--junit", RUN][..], "is the input file"),
+        (
+            &["report", RUN, "--junit", RUN][..],
+            "is an input of the run",
+        ),
+        (
+            &["analyze", RUN, "--junit", RUN][..],
+            "is an input of the run",
+        ),
         (
             &["report", RUN, "-o", report, "--junit", report][..],
-            "where the report goes too",
+            "--output and --junit both name",
         ),
-        (&["analyze", RUN, "--junit", "-"][..], "into the report"),
+        (
+            &["analyze", RUN, "--junit", "-"][..],
+            "--junit -: stdout already carries",
+        ),
     ] {
         let output = sandbox.run(args);
         let (stdout, stderr) = text(&output);
