@@ -1,8 +1,11 @@
-//! The docs are tests. Every abtest command line in README.md and the examples'
-//! READMEs is run as written — with `--dry-run` where it would start or reach servers,
-//! and from the directory of the README that shows it — and must succeed. Only output
-//! files (`-o`, `--junit`) are sent into a scratch directory. The options tables in README.md and
-//! `abtest --help` must list the same options.
+//! The docs are tests. Every abtest command line in README.md, `docs/*.md`,
+//! `bench/README.md` and the examples' READMEs is run as written — with `--dry-run` where
+//! it would start or reach servers, from the repository's root (an example's README: from
+//! its own directory) — and must succeed. Only output files (`-o`, `--junit`) are sent
+//! into a scratch directory. The tables of `docs/options.md` and the help of `abtest` and
+//! of each command must list the same options. README.md must stay a guide (at most 450
+//! lines, a table of contents that is exactly its `##` headings), and every relative link
+//! of README.md and `docs/` must reach a file, and a heading where it names one.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,7 +28,7 @@ fn loop_opened(line: &str) -> Option<Loop> {
     })
 }
 
-/// One documented command: where it is written, and its words.
+/// One documented command: where it is written, where it runs, and its words.
 struct Documented {
     place: String,
     dir: PathBuf,
@@ -37,7 +40,7 @@ struct Documented {
 /// The command lines in code blocks (indented or fenced) of `file` that start with
 /// `abtest` (after an optional `$ `), joined over `\` continuations and open quotes,
 /// without trailing `# comments`; inside a shell `for` loop, once per value.
-fn documented_commands(file: &Path) -> Vec<Documented> {
+fn documented_commands(file: &Path, dir: &Path) -> Vec<Documented> {
     let text = std::fs::read_to_string(file).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let mut commands = Vec::new();
@@ -101,7 +104,7 @@ fn documented_commands(file: &Path) -> Vec<Documented> {
                 .unwrap_or_else(|| panic!("{}:{start}: cannot split `{command}`", file.display()));
             commands.push(Documented {
                 place: format!("{}:{start}", file.display()),
-                dir: file.parent().unwrap().to_path_buf(),
+                dir: dir.to_path_buf(),
                 words: words.into_iter().skip(1).collect(),
                 env: env.clone(),
             });
@@ -126,16 +129,37 @@ fn without_comment(line: &str) -> String {
     line.to_string()
 }
 
-/// The documentation files: README.md and every example's README.md.
-fn documentation() -> Vec<PathBuf> {
-    let mut files = vec![repo().join("README.md")];
+/// The markdown files of `docs/`, sorted.
+fn docs_pages() -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    pages
+}
+
+/// The documentation files, each with the directory its commands run from: README.md,
+/// `docs/*.md` and `bench/README.md` from the repository's root (where a reader runs
+/// them), every example's README.md from its own directory (beside its profiles).
+fn documentation() -> Vec<(PathBuf, PathBuf)> {
+    let mut files: Vec<(PathBuf, PathBuf)> = [repo().join("README.md")]
+        .into_iter()
+        .chain(docs_pages())
+        .chain([repo().join("bench/README.md")])
+        .map(|file| (file, repo()))
+        .collect();
     let mut examples: Vec<PathBuf> = std::fs::read_dir(repo().join("examples"))
         .unwrap()
         .map(|entry| entry.unwrap().path().join("README.md"))
         .filter(|path| path.exists())
         .collect();
     examples.sort();
-    files.extend(examples);
+    files.extend(examples.into_iter().map(|file| {
+        let dir = file.parent().unwrap().to_path_buf();
+        (file, dir)
+    }));
     files
 }
 
@@ -174,7 +198,8 @@ fn runnable(words: &[String], sandbox: &Sandbox, number: usize) -> Vec<String> {
         "capture",
         "merge",
     ];
-    if !subcommand.contains(&words[0].as_str()) {
+    let dry = words.iter().any(|word| word == "--dry-run");
+    if !dry && !subcommand.contains(&words[0].as_str()) {
         out.push("--dry-run".into());
     }
     out
@@ -184,8 +209,8 @@ fn runnable(words: &[String], sandbox: &Sandbox, number: usize) -> Vec<String> {
 fn every_documented_command_line_works() {
     let sandbox = Sandbox::new();
     let mut count = 0;
-    for file in documentation() {
-        for documented in documented_commands(&file) {
+    for (file, dir) in documentation() {
+        for documented in documented_commands(&file, &dir) {
             let args = runnable(&documented.words, &sandbox, count);
             let output = sandbox
                 .abtest()
@@ -209,16 +234,55 @@ fn every_documented_command_line_works() {
     assert!(count >= 15, "only {count} documented commands found");
 }
 
-/// The long options in the first column of README.md's options tables (the `## Options`
-/// section up to its first subsection, which is about sysbench's options).
-fn readme_options() -> BTreeSet<String> {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = &readme[readme.find("\n## Options").unwrap()..];
-    let section = &section[..section.find("\n### ").unwrap()];
-    section
+/// The sections of `docs/options.md` by the command they document (`None`: a run), each
+/// with the long options in the first column of its tables.
+fn documented_options() -> Vec<(Option<String>, BTreeSet<String>)> {
+    let page = std::fs::read_to_string(repo().join("docs/options.md")).unwrap();
+    let mut sections = Vec::new();
+    for section in page.split("\n## ").skip(1) {
+        let heading = section.lines().next().unwrap_or("");
+        let command = match heading {
+            "Contents" => continue,
+            "A run" => None,
+            _ => Some(
+                heading
+                    .strip_prefix("`abtest ")
+                    .and_then(|h| h.strip_suffix('`'))
+                    .unwrap_or_else(|| {
+                        panic!("docs/options.md: a section `## {heading}` names no command")
+                    })
+                    .to_string(),
+            ),
+        };
+        let options = section
+            .lines()
+            .filter(|l| l.starts_with("| `-"))
+            .flat_map(|l| long_options(l.split('|').nth(1).unwrap()))
+            .collect();
+        sections.push((command, options));
+    }
+    sections
+}
+
+/// The long options a help text lists (`--help` and `--version` left out).
+fn help_options(help: &str) -> BTreeSet<String> {
+    help.lines()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .flat_map(|l| long_options(l.split("  ").find(|p| p.contains("--")).unwrap_or("")))
+        .filter(|o| o != "--help" && o != "--version")
+        .collect()
+}
+
+/// The commands `abtest --help` lists (`help` left out).
+fn help_commands(help: &str) -> Vec<String> {
+    let block = &help[help.find("Commands:").unwrap()..];
+    let block = &block[..block.find("\n\n").unwrap_or(block.len())];
+    block
         .lines()
-        .filter(|l| l.starts_with("| `--"))
-        .flat_map(|l| long_options(l.split('|').nth(1).unwrap()))
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(String::from)
         .collect()
 }
 
@@ -241,21 +305,180 @@ fn long_options(text: &str) -> Vec<String> {
 fn the_options_tables_and_help_list_the_same_options() {
     let sandbox = Sandbox::new();
     let help = text(&sandbox.run(&["--help"])).0;
-    let help_options: BTreeSet<String> = help
+    let sections = documented_options();
+    let documented_commands: Vec<String> = sections.iter().filter_map(|(c, _)| c.clone()).collect();
+    for command in help_commands(&help) {
+        assert!(
+            documented_commands.contains(&command),
+            "`abtest {command}` has no section `## `abtest {command}`` in docs/options.md"
+        );
+    }
+    for (command, documented) in sections {
+        let (listed, name) = match &command {
+            None => (help_options(&help), "abtest --help".to_string()),
+            Some(command) => {
+                let help = text(&sandbox.run(&[command.as_str(), "--help"])).0;
+                // The terminal options are every command's; the run's table lists them.
+                let mut listed = help_options(&help);
+                listed.retain(|o| o != "--quiet" && o != "--color");
+                (listed, format!("abtest {command} --help"))
+            }
+        };
+        let undocumented: Vec<&String> = listed.difference(&documented).collect();
+        let unknown: Vec<&String> = documented.difference(&listed).collect();
+        assert!(
+            undocumented.is_empty(),
+            "in `{name}` but not in docs/options.md: {undocumented:?}"
+        );
+        assert!(
+            unknown.is_empty(),
+            "in docs/options.md but not in `{name}`: {unknown:?}"
+        );
+    }
+}
+
+/// The lines of a markdown text with whether each is code (fenced or indented).
+fn lines_with_code(text: &str) -> Vec<(&str, bool)> {
+    let mut fenced = false;
+    text.lines()
+        .map(|line| {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+                return (line, true);
+            }
+            (line, fenced || line.starts_with("    "))
+        })
+        .collect()
+}
+
+/// A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as `-`.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// Every anchor of a markdown text (a repeated heading gets `-1`, `-2`, … as on GitHub).
+fn anchors(text: &str) -> BTreeSet<String> {
+    let mut seen = std::collections::BTreeMap::<String, usize>::new();
+    let mut out = BTreeSet::new();
+    for (line, code) in lines_with_code(text) {
+        let Some(heading) = line.trim_start_matches('#').strip_prefix(' ') else {
+            continue;
+        };
+        if code || !line.starts_with('#') {
+            continue;
+        }
+        let anchor = slug(heading);
+        let count = seen.entry(anchor.clone()).or_default();
+        out.insert(if *count == 0 {
+            anchor.clone()
+        } else {
+            format!("{anchor}-{count}")
+        });
+        *count += 1;
+    }
+    out
+}
+
+/// The `##` headings of a markdown text, in order.
+fn second_level_headings(text: &str) -> Vec<String> {
+    lines_with_code(text)
+        .into_iter()
+        .filter(|(_, code)| !code)
+        .filter_map(|(line, _)| line.strip_prefix("## "))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn the_readme_is_a_short_guide_with_a_table_of_contents_of_its_sections() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(
+        lines <= 450,
+        "README.md has {lines} lines; depth belongs in docs/"
+    );
+    let contents = &readme[readme
+        .find("\n## Contents\n")
+        .expect("README.md has no `## Contents`")..];
+    let contents = &contents["\n## Contents\n".len()..];
+    let contents = &contents[..contents.find("\n## ").unwrap()];
+    let entries: Vec<(String, String)> = contents
         .lines()
-        .filter(|l| l.trim_start().starts_with('-'))
-        .flat_map(|l| long_options(l.split("  ").find(|p| p.contains("--")).unwrap_or("")))
-        .filter(|o| o != "--help" && o != "--version")
+        .filter_map(|l| l.strip_prefix("- ["))
+        .map(|l| {
+            let (title, rest) = l.split_once("](#").unwrap();
+            (title.to_string(), rest.trim_end_matches(')').to_string())
+        })
         .collect();
-    let documented = readme_options();
-    let undocumented: Vec<&String> = help_options.difference(&documented).collect();
-    let unknown: Vec<&String> = documented.difference(&help_options).collect();
-    assert!(
-        undocumented.is_empty(),
-        "in --help but not in README's tables: {undocumented:?}"
+    let headings: Vec<String> = second_level_headings(&readme)
+        .into_iter()
+        .filter(|h| h != "Contents")
+        .collect();
+    let titles: Vec<String> = entries.iter().map(|(t, _)| t.clone()).collect();
+    assert_eq!(
+        titles, headings,
+        "README.md's table of contents and its `##` headings differ"
     );
-    assert!(
-        unknown.is_empty(),
-        "in README's tables but not in --help: {unknown:?}"
-    );
+    for (title, anchor) in entries {
+        assert_eq!(
+            anchor,
+            slug(&title),
+            "README.md's contents: the link of `{title}`"
+        );
+    }
+}
+
+/// The relative link targets of a markdown text (outside code), without web addresses.
+fn relative_links(text: &str) -> Vec<String> {
+    let mut links = Vec::new();
+    for (line, code) in lines_with_code(text) {
+        if code {
+            continue;
+        }
+        for (i, _) in line.match_indices("](") {
+            let target: String = line[i + 2..]
+                .chars()
+                .take_while(|c| *c != ')' && *c != ' ')
+                .collect();
+            let web = target.contains("://") || target.starts_with("mailto:");
+            if !web && !target.is_empty() {
+                links.push(target);
+            }
+        }
+    }
+    links
+}
+
+#[test]
+fn every_relative_link_in_the_docs_reaches_a_file_and_heading() {
+    let mut pages = vec![repo().join("README.md"), repo().join("bench/README.md")];
+    pages.extend(docs_pages());
+    let mut broken = Vec::new();
+    for page in pages {
+        let text = std::fs::read_to_string(&page).unwrap();
+        for link in relative_links(&text) {
+            let (path, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let target = if path.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(path)
+            };
+            let name = page.strip_prefix(repo()).unwrap().display().to_string();
+            if !target.exists() {
+                broken.push(format!("{name}: {link}: no such file"));
+            } else if !anchor.is_empty()
+                && target.is_file()
+                && !anchors(&std::fs::read_to_string(&target).unwrap()).contains(anchor)
+            {
+                broken.push(format!("{name}: {link}: no such heading"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
