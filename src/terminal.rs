@@ -135,6 +135,22 @@ pub(crate) fn stdout(text: &str) {
     }
 }
 
+/// A name from a profile or a results file, safe to show: every control character
+/// (an ANSI escape, a carriage return, a newline) is written as its Rust escape
+/// (`\u{1b}`), so a name can neither restyle the terminal nor forge a line. Escaping
+/// twice changes nothing.
+pub(crate) fn escape_controls(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Writes `text` and a newline to stdout, as [`stdout`] does.
 pub(crate) fn stdout_line(text: &str) {
     stdout(&format!("{text}\n"));
@@ -229,6 +245,19 @@ impl Drop for Bar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_in_names_are_escaped_once() {
+        let name = "MariaDB \u{1b}[31mred\u{1b}[0m\r\nforged";
+        let shown = escape_controls(name);
+        assert!(!shown.chars().any(char::is_control), "{shown}");
+        assert_eq!(shown, "MariaDB \\u{1b}[31mred\\u{1b}[0m\\r\\nforged");
+        assert_eq!(escape_controls(&shown), shown);
+        assert_eq!(
+            escape_controls("MariaDB + server_audit"),
+            "MariaDB + server_audit"
+        );
+    }
 
     /// A pipe whose reader closed is told from one still read, so a SIGPIPE names the
     /// stream that lost its reader whichever comes first, the signal or the error.

@@ -74,9 +74,16 @@ impl<'a> ReportView<'a> {
     /// The level of the deciding bounds: "95 % one-sided bound", or for a run with
     /// sequential looks "98.52 % one-sided bound, adjusted for 3 looks".
     pub(crate) fn bound_label(&self) -> String {
+        self.bounds_label(1)
+    }
+
+    /// [`Self::bound_label`] for `count` bounds: "95 % one-sided bounds, adjusted for 3
+    /// looks" (the plural is the bound's, never the looks').
+    fn bounds_label(&self, count: usize) -> String {
         format!(
-            "{} % one-sided bound{}",
+            "{} % one-sided bound{}{}",
             format::confidence(self.verdict_alpha),
+            if count == 1 { "" } else { "s" },
             self.looks_adjustment()
         )
     }
@@ -124,7 +131,8 @@ impl<'a> ReportView<'a> {
             record
                 .sides
                 .get(&side)
-                .map(|s| s.name.clone())
+                // A file saved before names were escaped, or edited, may hold raw ones.
+                .map(|s| crate::terminal::escape_controls(&s.name))
                 .unwrap_or_else(|| side.to_string())
         };
         let mut warnings = record.warnings.clone();
@@ -210,15 +218,16 @@ impl<'a> ReportView<'a> {
             .collect();
         let mut parts = Vec::new();
         if !deciding.is_empty() {
-            let plural = if deciding.len() > 1 || verdict == Verdict::Inconclusive {
-                "s"
+            // An INCONCLUSIVE interval has two bounds, both of which count.
+            let count = if verdict == Verdict::Inconclusive {
+                2
             } else {
-                ""
+                deciding.len()
             };
             parts.push(format!(
-                "{} ({}{plural})",
+                "{} ({})",
                 bounds_by_metric(&deciding, verdict),
-                self.bound_label()
+                self.bounds_label(count)
             ));
         }
         if verdict == Verdict::Inconclusive {

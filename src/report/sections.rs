@@ -306,7 +306,7 @@ pub(crate) fn environment(results: &RunRecord, noise: Option<&NoiseBudget>) -> V
             lines.push(format!(
                 "{side} ({}): {} ({}), client TLS {}, {thread_handling}, buffer pool {pool}, \
                  innodb_flush_log_at_trx_commit {flush}, sync_binlog {sync}",
-                info.name,
+                crate::terminal::escape_controls(&info.name),
                 facts.version,
                 facts.version_comment,
                 if facts.tls_version == "none" {
