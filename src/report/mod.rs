@@ -4,6 +4,8 @@
 //! apart ([`Run`]): a report shows what the judge decided and the facts beside it, and
 //! never decides anything itself.
 
+pub(crate) mod answer;
+pub(crate) mod budget;
 pub(crate) mod charts;
 pub(crate) mod classes;
 pub(crate) mod csv;
@@ -17,6 +19,7 @@ pub(crate) mod jira;
 pub(crate) mod json;
 pub(crate) mod junit;
 pub(crate) mod markdown;
+pub(crate) mod next_steps;
 pub(crate) mod sections;
 pub(crate) mod stdout;
 pub(crate) mod table;
@@ -88,15 +91,6 @@ impl<'a> ReportView<'a> {
         )
     }
 
-    /// The level of the estimate's interval: "95 % CI", or "98.52 % CI, adjusted for 3 looks".
-    pub(crate) fn interval_label(&self) -> String {
-        format!(
-            "{} % CI{}",
-            format::confidence(self.alpha),
-            self.looks_adjustment()
-        )
-    }
-
     /// "95 % confidence", or "98.52 % confidence (adjusted for 3 looks)".
     pub(crate) fn confidence_phrase(&self) -> String {
         let adjustment = self.looks_adjustment();
@@ -112,7 +106,7 @@ impl<'a> ReportView<'a> {
     }
 
     /// ", adjusted for N looks" for a run that looked at its data along the way.
-    fn looks_adjustment(&self) -> String {
+    pub(crate) fn looks_adjustment(&self) -> String {
         match self.run.map_or(0, |r| r.record.looks.len()) {
             0 => String::new(),
             1 => ", adjusted for 1 look".into(),
@@ -231,11 +225,8 @@ impl<'a> ReportView<'a> {
             ));
         }
         if verdict == Verdict::Inconclusive {
-            if let Some(rounds) = deciding.iter().filter_map(|c| c.power?.rounds_needed).max() {
-                parts.push(format!(
-                    "about {} per side would decide",
-                    deciding[0].unit.count(rounds as usize)
-                ));
+            if let Some(budget) = budget::headline(self.comparisons) {
+                parts.push(budget);
             }
             if !self.unchecked.is_empty() {
                 parts.push(format!("not judged: {}", self.unchecked.join("; ")));
@@ -316,7 +307,8 @@ impl<'a> ReportView<'a> {
                 let unit = c.unit.noun();
                 let needed = match (power.rounds_needed, c.tolerance_pct) {
                     (Some(n), Some(t)) => format!(
-                        "; about {n} {unit}s per side would decide at the {} % tolerance",
+                        "; about {n} {unit}s per side would decide at the {} % tolerance if the \
+                         variant changed nothing",
                         format::percent_figure(t)
                     ),
                     (Some(n), None) => {
