@@ -182,6 +182,7 @@ fn sources(noise: &NoiseBudget) -> Vec<Source> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::metric::Metric;
 
     fn fixture() -> crate::results::ResultsFile {
         serde_json::from_str(include_str!("../../tests/fixtures/audit-point-select.json")).unwrap()
@@ -226,9 +227,11 @@ mod tests {
 
     #[test]
     fn the_biggest_source_is_named_with_its_remedy() {
-        let mut noise = NoiseBudget::default();
-        noise.other_processes_cpu_pct = Some(30.0);
-        noise.steal_pct = Some(0.1);
+        let noise = NoiseBudget {
+            other_processes_cpu_pct: Some(30.0),
+            steal_pct: Some(0.1),
+            ..NoiseBudget::default()
+        };
         assert!(noise_line(&noise).contains("other processes used 30.0 %"));
         assert!(noise_line(&noise).contains("--adjust host-load"));
     }
