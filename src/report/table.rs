@@ -52,7 +52,7 @@ fn answer(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
     let rows = answer::comparisons(view);
     if !rows.is_empty() {
         let shape = answer::Columns::of(&rows);
-        let mut table = new_table(shape.header(view), color, columns);
+        let mut table = new_table(shape.header(view), color);
         table.load_style(ANSWER_STYLE);
         for c in &rows {
             let mut cells: Vec<Cell> = shape.cells(c).into_iter().map(Cell::new).collect();
@@ -62,13 +62,20 @@ fn answer(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
             table.add_row(cells);
         }
         align_numbers(&mut table, &shape.numeric());
-        // Two spaces between columns and none after the last: the rows read as text
-        // and keep every column a narrow terminal can spare.
+        // Two spaces between columns (one after the right-aligned threads) and none
+        // after the last: the rows read as text and keep every column a narrow
+        // terminal can spare.
         let last = shape.numeric().len().saturating_sub(1);
         for (i, column) in table.column_iter_mut().enumerate() {
-            column.set_padding(if i == last { (0, 0) } else { (0, 2) });
+            column.set_padding(match i {
+                0 => (0, 1),
+                i if i == last => (0, 0),
+                _ => (0, 2),
+            });
         }
-        out.push_str(&format!("{table}\n"));
+        for line in fitted(&mut table, columns).lines() {
+            out.push_str(&format!("{}\n", line.trim_end()));
+        }
     }
     if let Some(note) = answer::levels_note(view) {
         out.push_str(&fit(&note));
@@ -110,14 +117,17 @@ fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
         };
         out.push_str(&format!(
             "{}\n",
-            level_table(view, &block(Family::Confirmatory), color, columns)
+            fitted(
+                &mut level_table(view, &block(Family::Confirmatory), color),
+                columns
+            )
         ));
         let explanatory = block(Family::Explanatory);
         if !explanatory.is_empty() {
             out.push_str(&format!(
                 "{}\n{}\n",
                 sections::EXPLANATORY_TITLE,
-                level_table(view, &explanatory, color, columns)
+                fitted(&mut level_table(view, &explanatory, color), columns)
             ));
         }
         if let Some(run) = view.run {
@@ -132,7 +142,7 @@ fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
     if levels.len() > 1 {
         out.push_str(&format!(
             "sweep summary\n{}\n",
-            sweep_table(view, color, columns)
+            fitted(&mut sweep_table(view, color), columns)
         ));
     }
     let fit = |text: &str| format!("{}\n", crate::terminal::wrap(text, columns));
@@ -143,11 +153,11 @@ fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
         out.push_str(&fit(&note));
     }
     if let Some(record) = view.run.map(|r| r.record).filter(|r| !r.looks.is_empty()) {
-        let mut looks = new_table(sections::looks_header().to_vec(), color, columns);
+        let mut looks = new_table(sections::looks_header().to_vec(), color);
         for row in sections::looks_rows(record) {
             looks.add_row(row.to_vec());
         }
-        out.push_str(&format!("looks\n{looks}\n"));
+        out.push_str(&format!("looks\n{}\n", fitted(&mut looks, columns)));
         if let Some(reason) = &record.stopped {
             out.push_str(&fit(&format!("stopped: {reason}")));
         }
@@ -162,39 +172,47 @@ fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
     out
 }
 
-fn new_table(header: Vec<String>, color: bool, columns: Option<u16>) -> Table {
+fn new_table(header: Vec<String>, color: bool) -> Table {
     let mut table = Table::new();
     if color {
         table.enforce_styling();
     } else {
         table.force_no_tty();
     }
-    table.load_style(presets::UTF8_FULL_CONDENSED);
-    match columns {
-        Some(width) => {
-            table
-                .set_width(width)
-                .set_content_arrangement(ContentArrangement::Dynamic);
-        }
-        None => {
-            table.set_content_arrangement(ContentArrangement::Disabled);
-        }
-    }
-    table.set_header(header);
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header);
     table
 }
 
-fn level_table(
-    view: &ReportView<'_>,
-    comparisons: &[&Comparison],
-    color: bool,
-    columns: Option<u16>,
-) -> Table {
+/// `table` as text within `columns`: whole when it fits (or there is no width), else
+/// with its cells wrapped to the width. Asked first whole, because comfy-table's own
+/// fitting counts borders the answer's style does not draw, and would wrap a table
+/// that fits.
+fn fitted(table: &mut Table, columns: Option<u16>) -> String {
+    let whole = table.to_string();
+    let Some(width) = columns else {
+        return whole;
+    };
+    if whole
+        .lines()
+        .all(|l| l.chars().count() <= usize::from(width))
+    {
+        return whole;
+    }
+    table
+        .set_width(width)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    table.to_string()
+}
+
+fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) -> Table {
     let family = comparisons
         .first()
         .map_or(Family::Confirmatory, |c| c.family);
     let decisions = sections::has_decisions(view, family);
-    let mut table = new_table(sections::header(view, family), color, columns);
+    let mut table = new_table(sections::header(view, family), color);
     for c in comparisons {
         let mut row = vec![
             Cell::new(c.threads),
@@ -240,11 +258,11 @@ fn classes_table(
     if rows.is_empty() {
         return String::new();
     }
-    let mut table = new_table(classes::header(view.alpha), color, columns);
+    let mut table = new_table(classes::header(view.alpha), color);
     for row in rows.iter().take(CLASSES_SHOWN) {
         table.add_row(row.clone());
     }
-    let mut out = format!("{}\n{table}\n", classes::TITLE);
+    let mut out = format!("{}\n{}\n", classes::TITLE, fitted(&mut table, columns));
     if rows.len() > CLASSES_SHOWN {
         out.push_str(&format!(
             "… and {} more query classes: see the Markdown or HTML report, or the results file\n",
@@ -254,8 +272,8 @@ fn classes_table(
     out
 }
 
-fn sweep_table(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> Table {
-    let mut table = new_table(sections::sweep_header(view.alpha).to_vec(), color, columns);
+fn sweep_table(view: &ReportView<'_>, color: bool) -> Table {
+    let mut table = new_table(sections::sweep_header(view.alpha).to_vec(), color);
     for row in sections::sweep_rows(view) {
         table.add_row(row.to_vec());
     }
