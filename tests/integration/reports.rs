@@ -382,6 +382,19 @@ fn the_answer_comes_first_and_fits_100_columns() {
             );
         }
     }
+    // A table written to a file from a terminal gets every line whole.
+    let file = sandbox.path("answer.txt");
+    on_a_terminal(
+        &sandbox,
+        "examples/thread-pool/results.json",
+        &format!("--format table --output {}", file.display()),
+    );
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        written.lines().any(|l| l.chars().count() > 100),
+        "{written}"
+    );
+    assert!(!written.contains('\u{1b}'), "{written}");
     // A pipe gets the same content, every line whole.
     let piped = report(&sandbox, "table");
     assert!(
@@ -392,4 +405,19 @@ fn the_answer_comes_first_and_fits_100_columns() {
             .starts_with("NO-GO: TPS loss at least 17.4 %")
     );
     assert!(piped.lines().any(|l| l.chars().count() > 100), "{piped}");
+}
+
+#[test]
+fn a_name_with_control_characters_is_shown_escaped() {
+    let sandbox = Sandbox::new();
+    let file = crate::support::edited_run(&sandbox, RUN, "named.json", |run| {
+        run["sides"]["baseline"]["name"] = "MariaDB\u{1b}[2J\u{1b}[31m red\nforged".into();
+    });
+    for format in ["table", "markdown", "html"] {
+        let output = sandbox.run(&["report", &file, "--format", format, "--no-verdict-exit"]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        assert!(!stdout.contains('\u{1b}'), "{format}: {stdout}");
+        assert!(stdout.contains("MariaDB\\u{1b}[2J"), "{format}: {stdout}");
+    }
 }
