@@ -135,6 +135,76 @@ pub(crate) fn stdout(text: &str) {
     }
 }
 
+/// The columns of the terminal stdout writes to, which the answer and the tables fit
+/// into: `COLUMNS` when set (as GNU tools read it), else the terminal's own width.
+/// `None` when stdout is a pipe or a file: a reader there gets every line whole.
+pub(crate) fn stdout_columns() -> Option<u16> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let set = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok());
+    set.or_else(window_columns).filter(|&c| c >= MIN_COLUMNS)
+}
+
+/// Narrower than this, wrapping helps no one: the lines are left whole.
+const MIN_COLUMNS: u16 = 40;
+
+/// The width the kernel holds for the terminal on stdout; `None` when it has none.
+fn window_columns() -> Option<u16> {
+    let mut size = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ fills one winsize; an fd that is not a terminal fails.
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    (ok && size.ws_col > 0).then_some(size.ws_col)
+}
+
+/// `text` broken at spaces into lines of at most `columns` characters (a word longer
+/// than that keeps its own line); with no width, as it is.
+pub(crate) fn wrap(text: &str, columns: Option<u16>) -> String {
+    let Some(columns) = columns.map(usize::from) else {
+        return text.to_string();
+    };
+    if text.chars().count() <= columns {
+        return text.to_string();
+    }
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let needed = line.chars().count() + 1 + word.chars().count();
+        if !line.is_empty() && needed > columns {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines.join("\n")
+}
+
+/// A name from a profile or a results file, safe to show: every control character
+/// (an ANSI escape, a carriage return, a newline) is written as its Rust escape
+/// (`\u{1b}`), so a name can neither restyle the terminal nor forge a line. Escaping
+/// twice changes nothing.
+pub(crate) fn escape_controls(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Writes `text` and a newline to stdout, as [`stdout`] does.
 pub(crate) fn stdout_line(text: &str) {
     stdout(&format!("{text}\n"));
@@ -229,6 +299,31 @@ impl Drop for Bar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_wraps_at_spaces_within_the_columns() {
+        let text = "NO-GO: TPS loss at least 16.3 % at 8 threads, beyond the 5 % tolerance";
+        let wrapped = wrap(text, Some(40));
+        assert!(
+            wrapped.lines().all(|l| l.chars().count() <= 40),
+            "{wrapped}"
+        );
+        assert_eq!(wrapped.replace('\n', " "), text);
+        assert_eq!(wrap(text, None), text);
+    }
+
+    #[test]
+    fn control_characters_in_names_are_escaped_once() {
+        let name = "MariaDB \u{1b}[31mred\u{1b}[0m\r\nforged";
+        let shown = escape_controls(name);
+        assert!(!shown.chars().any(char::is_control), "{shown}");
+        assert_eq!(shown, "MariaDB \\u{1b}[31mred\\u{1b}[0m\\r\\nforged");
+        assert_eq!(escape_controls(&shown), shown);
+        assert_eq!(
+            escape_controls("MariaDB + server_audit"),
+            "MariaDB + server_audit"
+        );
+    }
 
     /// A pipe whose reader closed is told from one still read, so a SIGPIPE names the
     /// stream that lost its reader whichever comes first, the signal or the error.

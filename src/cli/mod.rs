@@ -36,8 +36,10 @@ Example: does the server_audit plugin cost more than 5 % of TPS?
 
 Each side gets its own throwaway MariaDB, the same sbtest data, and the same workload.
 Rounds alternate baseline/variant (ABBA order by default); every round gives one sample
-per metric, and Welch's t-test with a Fieller interval turns them into a % change with a
-95 % confidence interval.
+per metric. The analysis follows the order: each ABBA block gives the ratio of its side
+means, and a paired t interval over the blocks turns them into a % change with a 95 %
+confidence interval (--order random compares rounds with Welch's test and Fieller's
+interval).
 
 With a tolerance, the answer is a verdict: GO (exit 0), NO-GO (exit 3) or INCONCLUSIVE
 (exit 4, with the rounds needed to decide).
@@ -795,5 +797,18 @@ pub(crate) fn parse_switch(text: &str) -> Result<bool, String> {
         "on" | "true" | "yes" | "1" => Ok(true),
         "off" | "false" | "no" | "0" => Ok(false),
         _ => Err(format!("`{text}` is not on or off")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// `-h` describes the analysis a default run gets: ABBA blocks, not Welch on rounds.
+    #[test]
+    fn the_help_names_the_default_analysis() {
+        let help = super::Cli::command().render_help().to_string();
+        assert!(help.contains("paired t interval over the blocks"), "{help}");
+        assert!(!help.contains("Welch's t-test with a Fieller"), "{help}");
     }
 }

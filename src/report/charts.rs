@@ -5,7 +5,7 @@
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::format::confidence;
+use super::format::{self, confidence};
 use crate::histogram;
 use crate::results::classes::ClassComparison;
 use crate::results::{RoundRecord, RoundStatus};
@@ -323,6 +323,9 @@ pub(crate) fn change_chart(
         .collect();
     rows.sort_by_key(|c| c.metric != Metric::Tps);
     let extent = change_extent(&rows);
+    // A ratio cannot fall by more than 100 %: the axis stops just below that, so an
+    // interval wider than the table's `<-99` is drawn to the edge, not to −300 %.
+    let axis = [(-extent).max(-RATIO_FLOOR), extent];
     let n = rows.len();
     // Row i is drawn at height n − 1 − i, so the first row (TPS) is on top.
     let labels: Vec<String> = rows
@@ -345,14 +348,14 @@ pub(crate) fn change_chart(
         legend: None,
         y_label_width: 16 + 7 * widest,
     };
-    svg_chart(&caption, -extent..extent, y, layout, |chart| {
+    svg_chart(&caption, axis[0]..axis[1], y, layout, |chart| {
         row_mesh(chart, "change (%)", &labels)?;
         for (i, c) in rows.iter().enumerate() {
-            draw_worse_side(chart, c, (n - 1 - i) as f64, extent)?;
+            draw_worse_side(chart, c, (n - 1 - i) as f64, axis)?;
         }
         zero_line(chart, n)?;
         for (i, c) in rows.iter().enumerate() {
-            draw_change(chart, c, (n - 1 - i) as f64, extent)?;
+            draw_change(chart, c, (n - 1 - i) as f64, axis)?;
         }
         Ok(())
     })
@@ -492,21 +495,25 @@ fn change_extent(rows: &[&Comparison]) -> f64 {
     others.min(3.0 * deciding).max(deciding) * 1.15
 }
 
+/// The lowest the change axis goes, in %: a ratio of positive values cannot fall by
+/// more than 100 %.
+const RATIO_FLOOR: f64 = 110.0;
+
 /// Shades the side of a row's tolerance that is worse, labelled "worse".
 fn draw_worse_side(
     chart: &mut Chart<'_, '_>,
     c: &Comparison,
     y: f64,
-    extent: f64,
+    [low, high]: [f64; 2],
 ) -> anyhow::Result<()> {
     let Some(t) = tolerance_boundary(c) else {
         return Ok(());
     };
-    let t = t.clamp(-extent, extent);
+    let t = t.clamp(low, high);
     let (from, to, label, anchor) = if c.metric == Metric::Tps {
-        (-extent, t, "\u{2190} worse", -extent * 0.97)
+        (low, t, "\u{2190} worse", low * 0.97)
     } else {
-        (t, extent, "worse \u{2192}", extent * 0.8)
+        (t, high, "worse \u{2192}", high * 0.8)
     };
     let red = RGBColor(214, 39, 40);
     chart
@@ -526,14 +533,14 @@ fn draw_worse_side(
 }
 
 /// One row of the change chart at height `y`: the tolerance, the interval (clipped at
-/// the axis with an arrow and its value), the point.
+/// the axis with an arrow and its value, written as the table writes it), the point.
 fn draw_change(
     chart: &mut Chart<'_, '_>,
     c: &Comparison,
     y: f64,
-    extent: f64,
+    [low, high]: [f64; 2],
 ) -> anyhow::Result<()> {
-    if let Some(t) = tolerance_boundary(c).filter(|t| t.abs() <= extent) {
+    if let Some(t) = tolerance_boundary(c).filter(|t| (low..=high).contains(t)) {
         chart
             .draw_series(LineSeries::new(
                 [(t, y - 0.4), (t, y + 0.4)],
@@ -541,34 +548,34 @@ fn draw_change(
             ))
             .map_err(failed)?;
     }
-    let edge = extent * 0.98;
+    let [left, right] = [low * 0.98, high * 0.98];
     if let Some([lo, hi]) = drawn_interval(c) {
-        let point = c.change_pct.clamp(-edge, edge);
+        let point = c.change_pct.clamp(left, right);
         chart
             .draw_series(std::iter::once(ErrorBar::new_horizontal(
                 y,
-                lo.clamp(-edge, edge),
+                lo.clamp(left, right),
                 point,
-                hi.clamp(-edge, edge),
+                hi.clamp(left, right),
                 VARIANT.filled(),
                 10,
             )))
             .map_err(failed)?;
-        if lo > edge {
-            clipped_mark(chart, format!("{lo:+.0}…{hi:+.0} %"), edge, y)?;
-        } else if hi < -edge {
-            clipped_mark(chart, format!("{lo:+.0}…{hi:+.0} %"), -edge, y)?;
+        let (lo_text, hi_text) = (format::lower_bound(lo), format::upper_bound(hi));
+        if lo > right {
+            clipped_mark(chart, format!("{lo_text}…{hi_text} %"), right, y)?;
+        } else if hi < left {
+            clipped_mark(chart, format!("{lo_text}…{hi_text} %"), left, y)?;
         } else {
-            if hi > edge {
-                clipped_mark(chart, format!("{hi:+.0} %"), edge, y)?;
+            if hi > right {
+                clipped_mark(chart, format!("{hi_text} %"), right, y)?;
             }
-            if lo < -edge {
-                let text = format!("{} %", super::format::lower_bound(lo));
-                clipped_mark(chart, text, -edge, y)?;
+            if lo < left {
+                clipped_mark(chart, format!("{lo_text} %"), left, y)?;
             }
         }
     }
-    if c.change_pct.abs() <= edge {
+    if (left..=right).contains(&c.change_pct) {
         chart
             .draw_series(std::iter::once(Circle::new(
                 (c.change_pct, y),
@@ -611,4 +618,44 @@ fn bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
     }
     let pad = ((high - low) * 0.1).max(high.abs() * 0.02).max(1e-9);
     ((low - pad).max(0.0), high + pad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fixture's comparisons, its TPS interval as wide as a first look's.
+    fn wild_tps() -> Vec<Comparison> {
+        let results: crate::results::ResultsFile =
+            serde_json::from_str(include_str!("../../tests/fixtures/audit-point-select.json"))
+                .unwrap();
+        let mut comparisons = results.judgement.comparisons;
+        for c in comparisons.iter_mut().filter(|c| c.metric == Metric::Tps) {
+            c.change_pct = -25.0;
+            c.ci_pct = Some([-160.0, 1402.0]);
+            c.verdict_ci_pct = Some([-150.0, 1402.0]);
+        }
+        comparisons
+    }
+
+    /// The x axis' tick labels of an SVG chart: the texts that are plain numbers.
+    fn ticks(svg: &str) -> Vec<f64> {
+        svg.split('>')
+            .filter_map(|part| part.split('<').next())
+            .filter_map(|text| text.trim().parse::<f64>().ok())
+            .collect()
+    }
+
+    #[test]
+    fn the_change_axis_stops_where_a_ratio_can_go_and_says_what_the_table_says() {
+        let svg = change_chart(&wild_tps(), 0.05, 0.05).unwrap();
+        let lowest = ticks(&svg).into_iter().fold(0.0, f64::min);
+        assert!(lowest >= -RATIO_FLOOR, "axis tick at {lowest} %");
+        assert!(
+            svg.contains("&gt;+999 %") || svg.contains(">+999 %"),
+            "{svg}"
+        );
+        assert!(!svg.contains("+1402"), "the table says >+999");
+        assert!(svg.contains("&lt;-99 %") || svg.contains("<-99 %"));
+    }
 }

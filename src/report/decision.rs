@@ -26,6 +26,38 @@ pub(crate) fn cell(c: &Comparison) -> String {
     }
 }
 
+/// The deciding bound in the fewest words, for the one-line answer: "loss ≥ 16.3 %",
+/// "up ≤ 4.2 %", "-7.9 to +1.2 %" (an undecided interval, both of its bounds).
+/// Empty for a comparison without a tolerance.
+pub(crate) fn short(c: &Comparison) -> String {
+    let (Some(tolerance), Some([lo, hi])) = (c.tolerance_pct, c.verdict_ci_pct) else {
+        return bound_text(c).unwrap_or_default();
+    };
+    let (at_least, at_most) = ("\u{2265}", "\u{2264}");
+    match (c.verdict, c.metric.is_rate()) {
+        (Some(Verdict::Go), true) => format!("{at_most} {:.2} %", hi.max(0.0)),
+        (Some(Verdict::NoGo), true) => format!("{at_least} {lo:.2} %"),
+        (Some(Verdict::Go), false) if c.metric == Metric::Tps && lo >= 0.0 => {
+            format!("gain {at_least} {lo:.1} %")
+        }
+        (Some(Verdict::Go), false) if c.metric == Metric::Tps => {
+            format!("loss {at_most} {} %", magnitude(-lo, tolerance))
+        }
+        (Some(Verdict::NoGo), false) if c.metric == Metric::Tps => {
+            format!("loss {at_least} {} %", magnitude(-hi, tolerance))
+        }
+        (Some(Verdict::Go), false) if hi <= 0.0 => format!("down {at_least} {:.1} %", -hi),
+        (Some(Verdict::Go), false) => format!("up {at_most} {} %", magnitude(hi, tolerance)),
+        (Some(Verdict::NoGo), false) => format!("up {at_least} {} %", magnitude(lo, tolerance)),
+        (_, true) => format!("{:.2} to {hi:.2} %", lo.max(0.0)),
+        (_, false) => format!(
+            "{} to {} %",
+            format::lower_bound(lo),
+            format::upper_bound(hi)
+        ),
+    }
+}
+
 /// "5 % tolerance", or for a rate "1 % limit".
 pub(crate) fn tolerance_name(c: &Comparison, tolerance: f64) -> String {
     let figure = format::percent_figure(tolerance);
@@ -132,6 +164,20 @@ mod tests {
             "at least 44.20 %"
         );
         assert_eq!(rate_bound(Some(Verdict::Go), -0.1, 0.3), "at most 0.30 %");
+    }
+
+    #[test]
+    fn the_short_bound_keeps_the_figure_and_the_direction() {
+        let results: crate::results::ResultsFile =
+            serde_json::from_str(include_str!("../../tests/fixtures/audit-point-select.json"))
+                .unwrap();
+        let mut c = results.judgement.comparisons[0].clone();
+        assert_eq!(c.metric, Metric::Tps);
+        assert_eq!(cell(&c), "loss at least 17.4 % (5 % tolerance)");
+        assert_eq!(short(&c), "loss \u{2265} 17.4 %");
+        c.verdict = Some(Verdict::Inconclusive);
+        c.verdict_ci_pct = Some([-7.94, 1.2]);
+        assert_eq!(short(&c), "-7.94 to +1.20 %");
     }
 
     #[test]

@@ -63,6 +63,14 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
     markup.headline(&view.headline(), view.status_label());
     markup.lead(view)?;
     markup.table(&results_table(view, Family::Confirmatory, "results"));
+    if let Some(note) = super::answer::levels_note(view) {
+        markup.paragraph(&note);
+    }
+    let steps = super::next_steps::lines(view);
+    if !steps.is_empty() {
+        markup.label("Next steps");
+        markup.list(&steps);
+    }
     if view.has(Family::Explanatory) {
         markup.label(sections::EXPLANATORY_TITLE);
         markup.table(&results_table(view, Family::Explanatory, "explanatory"));

@@ -66,9 +66,18 @@ impl Outputs {
         for (format, path) in self.iter().filter(|(f, _)| f.written_at(moment)) {
             match (format.holds(), view.run) {
                 (Holds::Results, Some(run)) => crate::results::save(path, run.results())?,
-                _ => super::stdout::write_to(Some(path), &format.render(view)?, None)?,
+                _ => super::stdout::write_to(Some(path), &rendered(format, path, view)?, None)?,
             }
         }
         Ok(())
     }
+}
+
+/// `format`'s text for `path`: a table written to a file has no colour and whole lines,
+/// whatever the terminal the command runs in.
+fn rendered(format: Format, path: &Path, view: &ReportView<'_>) -> anyhow::Result<String> {
+    if format == Format::Table && path.as_os_str() != "-" {
+        return Ok(super::table::render_styled(view, false, None));
+    }
+    format.render(view)
 }

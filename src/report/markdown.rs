@@ -55,8 +55,11 @@ impl Markup for Markdown {
     }
 
     fn paragraph(&mut self, text: &str) {
-        // A blank line after: a table right below a paragraph line would be read as
-        // part of the paragraph.
+        // A blank line before and after: a paragraph line right below a table, or a
+        // table right below a paragraph line, would be read as part of it.
+        if !self.out.is_empty() && !self.out.ends_with("\n\n") {
+            self.out.push('\n');
+        }
         let _ = writeln!(self.out, "{text}\n");
     }
 

@@ -4,6 +4,8 @@
 //! apart ([`Run`]): a report shows what the judge decided and the facts beside it, and
 //! never decides anything itself.
 
+pub(crate) mod answer;
+pub(crate) mod budget;
 pub(crate) mod charts;
 pub(crate) mod classes;
 pub(crate) mod csv;
@@ -17,6 +19,7 @@ pub(crate) mod jira;
 pub(crate) mod json;
 pub(crate) mod junit;
 pub(crate) mod markdown;
+pub(crate) mod next_steps;
 pub(crate) mod sections;
 pub(crate) mod stdout;
 pub(crate) mod table;
@@ -74,18 +77,16 @@ impl<'a> ReportView<'a> {
     /// The level of the deciding bounds: "95 % one-sided bound", or for a run with
     /// sequential looks "98.52 % one-sided bound, adjusted for 3 looks".
     pub(crate) fn bound_label(&self) -> String {
-        format!(
-            "{} % one-sided bound{}",
-            format::confidence(self.verdict_alpha),
-            self.looks_adjustment()
-        )
+        self.bounds_label(1)
     }
 
-    /// The level of the estimate's interval: "95 % CI", or "98.52 % CI, adjusted for 3 looks".
-    pub(crate) fn interval_label(&self) -> String {
+    /// [`Self::bound_label`] for `count` bounds: "95 % one-sided bounds, adjusted for 3
+    /// looks" (the plural is the bound's, never the looks').
+    fn bounds_label(&self, count: usize) -> String {
         format!(
-            "{} % CI{}",
-            format::confidence(self.alpha),
+            "{} % one-sided bound{}{}",
+            format::confidence(self.verdict_alpha),
+            if count == 1 { "" } else { "s" },
             self.looks_adjustment()
         )
     }
@@ -105,7 +106,7 @@ impl<'a> ReportView<'a> {
     }
 
     /// ", adjusted for N looks" for a run that looked at its data along the way.
-    fn looks_adjustment(&self) -> String {
+    pub(crate) fn looks_adjustment(&self) -> String {
         match self.run.map_or(0, |r| r.record.looks.len()) {
             0 => String::new(),
             1 => ", adjusted for 1 look".into(),
@@ -124,7 +125,8 @@ impl<'a> ReportView<'a> {
             record
                 .sides
                 .get(&side)
-                .map(|s| s.name.clone())
+                // A file saved before names were escaped, or edited, may hold raw ones.
+                .map(|s| crate::terminal::escape_controls(&s.name))
                 .unwrap_or_else(|| side.to_string())
         };
         let mut warnings = record.warnings.clone();
@@ -210,23 +212,21 @@ impl<'a> ReportView<'a> {
             .collect();
         let mut parts = Vec::new();
         if !deciding.is_empty() {
-            let plural = if deciding.len() > 1 || verdict == Verdict::Inconclusive {
-                "s"
+            // An INCONCLUSIVE interval has two bounds, both of which count.
+            let count = if verdict == Verdict::Inconclusive {
+                2
             } else {
-                ""
+                deciding.len()
             };
             parts.push(format!(
-                "{} ({}{plural})",
+                "{} ({})",
                 bounds_by_metric(&deciding, verdict),
-                self.bound_label()
+                self.bounds_label(count)
             ));
         }
         if verdict == Verdict::Inconclusive {
-            if let Some(rounds) = deciding.iter().filter_map(|c| c.power?.rounds_needed).max() {
-                parts.push(format!(
-                    "about {} per side would decide",
-                    deciding[0].unit.count(rounds as usize)
-                ));
+            if let Some(budget) = budget::headline(self.comparisons) {
+                parts.push(budget);
             }
             if !self.unchecked.is_empty() {
                 parts.push(format!("not judged: {}", self.unchecked.join("; ")));
@@ -307,7 +307,8 @@ impl<'a> ReportView<'a> {
                 let unit = c.unit.noun();
                 let needed = match (power.rounds_needed, c.tolerance_pct) {
                     (Some(n), Some(t)) => format!(
-                        "; about {n} {unit}s per side would decide at the {} % tolerance",
+                        "; about {n} {unit}s per side would decide at the {} % tolerance if the \
+                         variant changed nothing",
                         format::percent_figure(t)
                     ),
                     (Some(n), None) => {

@@ -24,18 +24,22 @@ pub(crate) fn has_decisions(view: &ReportView<'_>, family: Family) -> bool {
 
 /// The header of the results table. With tolerances, the column before the verdict is
 /// the bound the verdict reads; the change column is the estimate, labelled by its level.
+/// What the headers leave out — the bound's level, the adjustment for looks — is in
+/// [`super::answer::levels_note`], printed under the table.
 pub(crate) fn header(view: &ReportView<'_>, family: Family) -> Vec<String> {
     let mut header: Vec<String> = vec![
         "threads".into(),
         "metric".into(),
         "baseline".into(),
         "variant".into(),
-        format!("change [{}]", view.interval_label()),
+        format!("change [{} % CI]", format::confidence(view.alpha)),
         "p".into(),
         "Holm p".into(),
     ];
     if has_decisions(view, family) {
-        header.push(format!("verdict reads ({})", view.bound_label()));
+        // Its level, and the looks' adjustment, are in the note under the table
+        // (`answer::levels_note`): a header that says it is 60 columns wide.
+        header.push("verdict reads".into());
     }
     header.push("verdict".into());
     header
@@ -306,7 +310,7 @@ pub(crate) fn environment(results: &RunRecord, noise: Option<&NoiseBudget>) -> V
             lines.push(format!(
                 "{side} ({}): {} ({}), client TLS {}, {thread_handling}, buffer pool {pool}, \
                  innodb_flush_log_at_trx_commit {flush}, sync_binlog {sync}",
-                info.name,
+                crate::terminal::escape_controls(&info.name),
                 facts.version,
                 facts.version_comment,
                 if facts.tls_version == "none" {

@@ -1,9 +1,17 @@
-//! The terminal summary on stdout: one row per thread level and metric, the verdict,
-//! and power notes when the data could not decide.
+//! The terminal summary on stdout. The answer comes first — the verdict sentence and one
+//! row per thread level, fitting a 100-column terminal — because that is what the
+//! person who started the run is waiting for; the full tables follow (one row per
+//! thread level and metric, the sweep, the looks, the power notes), as the record of
+//! how the answer was reached. They follow rather than wait for a flag: stdout's
+//! contract is those tables, and scripts and tickets read them. On a terminal every
+//! line fits its width (cells and sentences wrap); a pipe or a file gets whole lines.
 
-use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets};
+use comfy_table::{
+    Attribute, Cell, CellAlignment, Color, ColumnConstraint, ContentArrangement, LineStyle, Table,
+    TableStyle, Width, presets,
+};
 
-use super::{ReportView, classes, decision, format, judgement, sections};
+use super::{ReportView, answer, classes, decision, format, judgement, next_steps, sections};
 use crate::results::classes::ClassComparison;
 use crate::stats::compare::{Comparison, Family};
 use crate::stats::verdict::Verdict;
@@ -11,16 +19,95 @@ use crate::stats::verdict::Verdict;
 /// The most query classes the terminal shows per thread level.
 const CLASSES_SHOWN: usize = 12;
 
-/// Renders the comparison table, in colour when stdout may have it.
+/// Renders the answer and the tables, in colour when stdout may have it, fitted to the
+/// terminal's width (a pipe or a file gets whole lines).
 pub(crate) fn render(view: &ReportView<'_>) -> String {
-    render_styled(view, crate::terminal::colour_on_stdout())
+    render_styled(
+        view,
+        crate::terminal::colour_on_stdout(),
+        crate::terminal::stdout_columns(),
+    )
 }
 
-/// Renders the comparison table — one block per thread level, then a sweep summary when
-/// there are several — with `color` highlighting verdicts and significant changes.
-pub(crate) fn render_styled(view: &ReportView<'_>, color: bool) -> String {
+/// Renders the answer first — the verdict sentence, one row per thread level, the next
+/// steps of an INCONCLUSIVE — then the full tables: one block per thread level, a sweep
+/// summary when there are several, the looks and the power notes. `color` highlights
+/// verdicts and significant changes; `columns`, when known, is the width every line
+/// fits (tables wrap their cells, sentences their words).
+pub(crate) fn render_styled(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
+    format!(
+        "{}\n{}",
+        answer(view, color, columns),
+        details(view, color, columns)
+    )
+}
+
+/// The answer: the headline, the sides, one row per level and judged metric, the note
+/// on the bounds' level, and the next steps.
+fn answer(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
+    let fit = |text: &str| format!("{}\n", crate::terminal::wrap(text, columns));
+    let mut out = fit(&view.headline());
+    out.push_str(&fit(&format!("baseline: {}", view.names[0])));
+    out.push_str(&fit(&format!("variant:  {}", view.names[1])));
+    let rows = answer::comparisons(view);
+    if !rows.is_empty() {
+        let shape = answer::Columns::of(&rows);
+        let mut table = new_table(shape.header(view), color);
+        table.load_style(ANSWER_STYLE);
+        for c in &rows {
+            let mut cells: Vec<Cell> = shape.cells(c).into_iter().map(Cell::new).collect();
+            if let Some(last) = cells.pop() {
+                cells.push(styled(last, c, color));
+            }
+            table.add_row(cells);
+        }
+        align_numbers(&mut table, &shape.numeric());
+        // Two spaces between columns (one after the right-aligned threads) and none
+        // after the last: the rows read as text and keep every column a narrow
+        // terminal can spare.
+        let last = shape.numeric().len().saturating_sub(1);
+        for (i, column) in table.column_iter_mut().enumerate() {
+            column.set_padding(match i {
+                0 => (0, 1),
+                i if i == last => (0, 0),
+                _ => (0, 2),
+            });
+        }
+        for line in fitted(&mut table, columns).lines() {
+            out.push_str(&format!("{}\n", line.trim_end()));
+        }
+    }
+    if let Some(note) = answer::levels_note(view) {
+        out.push_str(&fit(&note));
+    }
+    let steps = next_steps::lines(view);
+    if !steps.is_empty() {
+        out.push_str("next steps:\n");
+        for step in steps {
+            out.push_str(&fit(&format!("- {step}")));
+        }
+    }
+    out
+}
+
+/// The answer's rows: no borders, a rule under the header (the answer reads as text,
+/// and every column it saves is one a 100-column terminal keeps).
+const ANSWER_STYLE: TableStyle =
+    TableStyle::new().header_separator(LineStyle::none().fill('\u{2500}').junction('\u{2500}'));
+
+/// Right-aligns the columns that hold numbers.
+fn align_numbers(table: &mut Table, numeric: &[bool]) {
+    for (column, numeric) in table.column_iter_mut().zip(numeric) {
+        if *numeric {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+/// The full tables, the way the answer was reached.
+fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
     let levels = view.levels();
-    let mut out = format!("baseline: {}\nvariant:  {}\n", view.names[0], view.names[1]);
+    let mut out = String::new();
     for threads in &levels {
         let block = |family| -> Vec<&Comparison> {
             view.comparisons
@@ -30,14 +117,17 @@ pub(crate) fn render_styled(view: &ReportView<'_>, color: bool) -> String {
         };
         out.push_str(&format!(
             "{}\n",
-            level_table(view, &block(Family::Confirmatory), color)
+            fitted(
+                &mut level_table(view, &block(Family::Confirmatory), color),
+                columns
+            )
         ));
         let explanatory = block(Family::Explanatory);
         if !explanatory.is_empty() {
             out.push_str(&format!(
                 "{}\n{}\n",
                 sections::EXPLANATORY_TITLE,
-                level_table(view, &explanatory, color)
+                fitted(&mut level_table(view, &explanatory, color), columns)
             ));
         }
         if let Some(run) = view.run {
@@ -45,35 +135,38 @@ pub(crate) fn render_styled(view: &ReportView<'_>, color: bool) -> String {
                 view,
                 &run.judgement.query_classes,
                 *threads,
-                color,
+                (color, columns),
             ));
         }
     }
     if levels.len() > 1 {
-        out.push_str(&format!("sweep summary\n{}\n", sweep_table(view, color)));
+        out.push_str(&format!(
+            "sweep summary\n{}\n",
+            fitted(&mut sweep_table(view, color), columns)
+        ));
     }
-    out.push_str(&format!("{}\n", view.headline()));
+    let fit = |text: &str| format!("{}\n", crate::terminal::wrap(text, columns));
     if let Some(note) = view
         .run
         .and_then(|r| sections::adjustment_note(&r.judgement.comparisons, view.alpha))
     {
-        out.push_str(&format!("{note}\n"));
+        out.push_str(&fit(&note));
     }
     if let Some(record) = view.run.map(|r| r.record).filter(|r| !r.looks.is_empty()) {
         let mut looks = new_table(sections::looks_header().to_vec(), color);
         for row in sections::looks_rows(record) {
             looks.add_row(row.to_vec());
         }
-        out.push_str(&format!("looks\n{looks}\n"));
+        out.push_str(&format!("looks\n{}\n", fitted(&mut looks, columns)));
         if let Some(reason) = &record.stopped {
-            out.push_str(&format!("stopped: {reason}\n"));
+            out.push_str(&fit(&format!("stopped: {reason}")));
         }
     }
     let notes = view.power_notes();
     if !notes.is_empty() {
         out.push_str("power:\n");
         for note in notes {
-            out.push_str(&format!("  {note}\n"));
+            out.push_str(&fit(&format!("  {note}")));
         }
     }
     out
@@ -91,6 +184,27 @@ fn new_table(header: Vec<String>, color: bool) -> Table {
         .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(header);
     table
+}
+
+/// `table` as text within `columns`: whole when it fits (or there is no width), else
+/// with its cells wrapped to the width. Asked first whole, because comfy-table's own
+/// fitting counts borders the answer's style does not draw, and would wrap a table
+/// that fits.
+fn fitted(table: &mut Table, columns: Option<u16>) -> String {
+    let whole = table.to_string();
+    let Some(width) = columns else {
+        return whole;
+    };
+    if whole
+        .lines()
+        .all(|l| l.chars().count() <= usize::from(width))
+    {
+        return whole;
+    }
+    table
+        .set_width(width)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    table.to_string()
 }
 
 fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) -> Table {
@@ -115,7 +229,18 @@ fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) 
         row.push(styled(Cell::new(judgement(c)), c, color));
         table.add_row(row);
     }
+    keep_verdicts_whole(&mut table);
     table
+}
+
+/// A verdict column never narrower than its longest word: a wrapped table reads
+/// "INCONCLUSIVE", never "INCONCLUS" above "IVE".
+fn keep_verdicts_whole(table: &mut Table) {
+    if let Some(column) = table.column_iter_mut().last() {
+        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
+            "INCONCLUSIVE".len() as u16 + 2,
+        )));
+    }
 }
 
 /// The query classes of one level, the slowest change first, at most
@@ -124,7 +249,7 @@ fn classes_table(
     view: &ReportView<'_>,
     query_classes: &[ClassComparison],
     threads: u32,
-    color: bool,
+    (color, columns): (bool, Option<u16>),
 ) -> String {
     let rows: Vec<Vec<String>> = classes::rows(query_classes)
         .into_iter()
@@ -137,7 +262,7 @@ fn classes_table(
     for row in rows.iter().take(CLASSES_SHOWN) {
         table.add_row(row.clone());
     }
-    let mut out = format!("{}\n{table}\n", classes::TITLE);
+    let mut out = format!("{}\n{}\n", classes::TITLE, fitted(&mut table, columns));
     if rows.len() > CLASSES_SHOWN {
         out.push_str(&format!(
             "… and {} more query classes: see the Markdown or HTML report, or the results file\n",

@@ -27,7 +27,8 @@ pub(crate) fn resolve_side(
     check_hooks(&loaded)?;
     Ok(SidePlan {
         side,
-        name: loaded.name(),
+        // Saved escaped: the name reaches terminals, reports and tickets.
+        name: crate::terminal::escape_controls(&loaded.name()),
         profile: path.to_path_buf(),
         target,
         client,

@@ -204,8 +204,9 @@ fn the_change_chart_keeps_the_decision_visible() {
     let html = sandbox.write("wild.html", &text(&output).0);
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("worse"), "the worse side is labelled");
+    // Written as the table writes it: beyond +999 % it is ">+999".
     assert!(
-        page.contains("…+"),
+        page.contains("…+") || page.contains("…&gt;+999"),
         "the clipped p99 interval keeps its value"
     );
     let shot = sandbox.path("wild.png");
@@ -330,5 +331,93 @@ fn every_format_shows_the_figures_the_change_is_computed_from() {
             }
         }
         assert!(seen >= 4, "{format}: {seen} rows checked\n{page}");
+    }
+}
+
+/// `abtest report` of `file` on a 100-column terminal (a pseudo-terminal from
+/// `script`, `COLUMNS=100`), as the person who ran it sees it.
+fn on_a_terminal(sandbox: &Sandbox, file: &str, extra: &str) -> String {
+    let command = format!(
+        "COLUMNS=100 {} report {file} --color never --no-verdict-exit {extra}",
+        env!("CARGO_BIN_EXE_abtest")
+    );
+    let _ = sandbox;
+    let output = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(crate::support::repo())
+        .output()
+        .expect("script (util-linux) runs");
+    String::from_utf8_lossy(&output.stdout).replace("\r\n", "\n")
+}
+
+#[test]
+fn the_answer_comes_first_and_fits_100_columns() {
+    let sandbox = Sandbox::new();
+    // Two thread levels, and an INCONCLUSIVE whose next steps are long sentences.
+    for extra in [
+        "",
+        "--max-tps-loss 5%",
+        "--max-tps-loss 60% --max-latency-inflation p95=30%",
+    ] {
+        let page = on_a_terminal(&sandbox, "examples/thread-pool/results.json", extra);
+        let answer: Vec<&str> = page.lines().take_while(|l| !l.starts_with('┌')).collect();
+        assert!(answer.len() > 3, "{page}");
+        assert!(
+            ["GO:", "NO-GO:", "INCONCLUSIVE:", "With "]
+                .iter()
+                .any(|start| answer[0].starts_with(start)),
+            "the verdict comes first: {page}"
+        );
+        for threads in ["512", "900"] {
+            assert!(
+                answer.iter().any(|l| l.trim_start().starts_with(threads)),
+                "one line for {threads} threads: {page}"
+            );
+        }
+        for line in page.lines() {
+            assert!(
+                line.chars().count() <= 100,
+                "{} wide: {line}\n{page}",
+                line.chars().count()
+            );
+        }
+    }
+    // A table written to a file from a terminal gets every line whole.
+    let file = sandbox.path("answer.txt");
+    on_a_terminal(
+        &sandbox,
+        "examples/thread-pool/results.json",
+        &format!("--format table --output {}", file.display()),
+    );
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        written.lines().any(|l| l.chars().count() > 100),
+        "{written}"
+    );
+    assert!(!written.contains('\u{1b}'), "{written}");
+    // A pipe gets the same content, every line whole.
+    let piped = report(&sandbox, "table");
+    assert!(
+        piped
+            .lines()
+            .next()
+            .unwrap()
+            .starts_with("NO-GO: TPS loss at least 17.4 %")
+    );
+    assert!(piped.lines().any(|l| l.chars().count() > 100), "{piped}");
+}
+
+#[test]
+fn a_name_with_control_characters_is_shown_escaped() {
+    let sandbox = Sandbox::new();
+    let file = crate::support::edited_run(&sandbox, RUN, "named.json", |run| {
+        run["sides"]["baseline"]["name"] = "MariaDB\u{1b}[2J\u{1b}[31m red\nforged".into();
+    });
+    for format in ["table", "markdown", "html"] {
+        let output = sandbox.run(&["report", &file, "--format", format, "--no-verdict-exit"]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        assert!(!stdout.contains('\u{1b}'), "{format}: {stdout}");
+        assert!(stdout.contains("MariaDB\\u{1b}[2J"), "{format}: {stdout}");
     }
 }

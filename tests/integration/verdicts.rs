@@ -73,7 +73,7 @@ fn the_bound_that_decides_is_shown_and_labelled() {
     // one-sided 95 % bound, 41.9 %, and says so.
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(
-        stdout.contains("verdict reads (95 % one-sided bound)"),
+        stdout.contains("verdict reads the 95 % one-sided bound"),
         "{stdout}"
     );
     assert!(
@@ -234,8 +234,9 @@ fn a_sequential_run_names_its_level_in_words() {
     let output = sandbox.run(&["report", file.to_str().unwrap(), "--no-verdict-exit"]);
     let (stdout, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("change [98.52 % CI]"), "{stdout}");
     assert!(
-        stdout.contains("change [98.52 % CI, adjusted for 3 looks]"),
+        stdout.contains("the 98.52 % CI and the bound are adjusted for 3 looks"),
         "{stdout}"
     );
     assert!(
@@ -244,6 +245,34 @@ fn a_sequential_run_names_its_level_in_words() {
     );
     assert!(stdout.contains("± (half-width)"), "{stdout}");
     assert!(stdout.contains("±20.00 %"), "{stdout}");
+    // Undecided, the headline names both bounds: "bounds, adjusted for 3 looks".
+    let output = sandbox.run(&["report", file.to_str().unwrap(), "--max-tps-loss", "32%"]);
+    let (stdout, _) = text(&output);
+    assert!(!stdout.contains("lookss"), "{stdout}");
+    assert!(
+        stdout.contains("98.52 % one-sided bounds, adjusted for 3 looks"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_inconclusive_answer_says_what_would_decide_it() {
+    let sandbox = Sandbox::new();
+    for format in ["table", "markdown", "html"] {
+        let output = sandbox.run(&["report", RUN, "--max-tps-loss", "32%", "--format", format]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(4), "{stderr}");
+        assert!(
+            stdout.contains("Next steps") || stdout.contains("next steps"),
+            "{format}: {stdout}"
+        );
+        assert!(stdout.contains("--rounds 137"), "{format}: {stdout}");
+        // The fixture's noise budget: rounds after a switch of side ran faster.
+        assert!(
+            stdout.contains("Biggest noise source: a round right after a switch of side"),
+            "{format}: {stdout}"
+        );
+    }
 }
 
 #[test]
