@@ -139,9 +139,9 @@ fn documentation() -> Vec<PathBuf> {
     files
 }
 
-/// The words to run: a comparison gets `--dry-run`; output files go to the sandbox,
-/// each command's under a name of its own (`number`), since abtest keeps a saved run
-/// where one already is (a dry run checks that too).
+/// The words to run: a comparison gets `--dry-run` (unless it shows one); output
+/// files go to the sandbox, each command's under a name of its own (`number`), since
+/// abtest keeps a saved run where one already is (a dry run checks that too).
 fn runnable(words: &[String], sandbox: &Sandbox, number: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut iter = words.iter();
@@ -174,7 +174,8 @@ fn runnable(words: &[String], sandbox: &Sandbox, number: usize) -> Vec<String> {
         "capture",
         "merge",
     ];
-    if !subcommand.contains(&words[0].as_str()) {
+    let dry_run_already = words.iter().any(|word| word == "--dry-run");
+    if !subcommand.contains(&words[0].as_str()) && !dry_run_already {
         out.push("--dry-run".into());
     }
     out

@@ -121,6 +121,29 @@ fn the_dry_run_shows_a_server_started_from_its_own_tree() {
         )),
         "{stdout}"
     );
+
+    // A relative basedir starts from the profile's directory; a binary from elsewhere
+    // is said.
+    let relative = sandbox.write(
+        "relative.toml",
+        "[server]\nbasedir = \"second-install\"\nbinary = \"/usr/sbin/mariadbd\"\n",
+    );
+    let output = sandbox.run(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        relative.to_str().unwrap(),
+        "--dry-run",
+    ]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(&format!(
+            "/usr/sbin/mariadbd --no-defaults --basedir={tree} "
+        )),
+        "{stdout}"
+    );
+    assert!(stderr.contains("is not under basedir"), "{stderr}");
 }
 
 #[test]
