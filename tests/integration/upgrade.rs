@@ -40,6 +40,17 @@ fn second_install(sandbox: &Sandbox) -> PathBuf {
     std::fs::create_dir_all(&marks).unwrap();
     // The server's user (mysql, when the tests run as root) runs the script.
     std::fs::set_permissions(&marks, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    // Its defaults-file reader marks a read of a my.cnf (the install script runs it too,
+    // with --no-defaults).
+    std::fs::write(
+        tree.join("bin/my_print_defaults"),
+        format!(
+            "#!/bin/sh\ncase \"$1\" in --defaults-file=*) : > '{}/print-defaults';; esac\n\
+             exec /usr/bin/my_print_defaults \"$@\"\n",
+            marks.display()
+        ),
+    )
+    .unwrap();
     let script = tree.join("bin/mariadb-install-db");
     let text = std::fs::read_to_string(&script).unwrap();
     let (shebang, rest) = text.split_once('\n').unwrap();
@@ -71,20 +82,26 @@ fn tree_profile(sandbox: &Sandbox, tree: &Path) -> PathBuf {
     )
 }
 
+/// The dry run of `profile` against the stock profile: it must end with `code`; its
+/// stdout and stderr.
+fn dry_run(sandbox: &Sandbox, profile: &Path, code: i32) -> (String, String) {
+    let output = sandbox.dry_run_against_stock(profile);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(code), "{stdout}{stderr}");
+    (stdout, stderr)
+}
+
+/// The dry run of `profile`, refused (exit 2): its stderr.
+fn refused(sandbox: &Sandbox, profile: &Path) -> String {
+    dry_run(sandbox, profile, 2).1
+}
+
 #[test]
 fn the_dry_run_shows_a_server_started_from_its_own_tree() {
     let sandbox = Sandbox::new();
     let tree = second_install(&sandbox);
     let profile = tree_profile(&sandbox, &tree);
-    let output = sandbox.run(&[
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        profile.to_str().unwrap(),
-        "--dry-run",
-    ]);
-    let (stdout, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    let (stdout, stderr) = dry_run(&sandbox, &profile, 0);
     let tree = tree.display();
     for word in [
         format!("{tree}/sbin/mariadbd --no-defaults --basedir={tree} "),
@@ -101,20 +118,15 @@ fn the_dry_run_shows_a_server_started_from_its_own_tree() {
     // The option check loaded the tree's plugin: its options are known.
     assert!(!stderr.contains("not checked"), "{stderr}");
 
-    // A `binary` in a tree, without `basedir`, runs from that tree too.
+    // A `binary` in a tree, without `basedir`, runs from that tree too, and its
+    // defaults file is read by the tree's reader.
+    sandbox.write("my.cnf", "[mysqld]\nmax_heap_table_size = 32M\n");
     let by_binary = sandbox.write(
         "by-binary.toml",
-        &format!("[server]\nbinary = \"{tree}/sbin/mariadbd\"\n"),
+        &format!("[server]\nbinary = \"{tree}/sbin/mariadbd\"\ndefaults_file = \"my.cnf\"\n"),
     );
-    let output = sandbox.run(&[
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        by_binary.to_str().unwrap(),
-        "--dry-run",
-    ]);
-    let (stdout, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    let (stdout, stderr) = dry_run(&sandbox, &by_binary, 0);
+    assert!(sandbox.path("marks/print-defaults").exists(), "{stdout}");
     assert!(
         stdout.contains(&format!(
             "--basedir={tree} --lc-messages-dir={tree}/share/mysql"
@@ -128,15 +140,7 @@ fn the_dry_run_shows_a_server_started_from_its_own_tree() {
         "relative.toml",
         "[server]\nbasedir = \"second-install\"\nbinary = \"/usr/sbin/mariadbd\"\n",
     );
-    let output = sandbox.run(&[
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        relative.to_str().unwrap(),
-        "--dry-run",
-    ]);
-    let (stdout, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    let (stdout, stderr) = dry_run(&sandbox, &relative, 0);
     assert!(
         stdout.contains(&format!(
             "/usr/sbin/mariadbd --no-defaults --basedir={tree} "
@@ -193,20 +197,6 @@ fn an_old_install_and_a_new_one_are_compared() {
         assert!(!differences.contains(path), "{differences}");
     }
     sandbox.assert_nothing_left();
-}
-
-/// Runs the dry run of `profile` as the variant; it must be refused (exit 2).
-fn refused(sandbox: &Sandbox, profile: &Path) -> String {
-    let output = sandbox.run(&[
-        "--baseline",
-        "profiles/mariadb.toml",
-        "--variant",
-        profile.to_str().unwrap(),
-        "--dry-run",
-    ]);
-    let (stdout, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
-    stderr
 }
 
 #[test]
