@@ -125,7 +125,7 @@ fn the_dry_run_shows_a_server_started_from_its_own_tree() {
         "by-binary.toml",
         &format!("[server]\nbinary = \"{tree}/sbin/mariadbd\"\ndefaults_file = \"my.cnf\"\n"),
     );
-    let (stdout, stderr) = dry_run(&sandbox, &by_binary, 0);
+    let (stdout, _) = dry_run(&sandbox, &by_binary, 0);
     assert!(sandbox.path("marks/print-defaults").exists(), "{stdout}");
     assert!(
         stdout.contains(&format!(
