@@ -35,8 +35,12 @@ pub(crate) struct Profile {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ServerSection {
-    /// The server binary; found on PATH or in /usr/sbin when absent.
+    /// The server binary; found on PATH or in /usr/sbin when absent, under `basedir`
+    /// when that is set.
     pub(crate) binary: Option<PathBuf>,
+    /// The install tree the server runs from (an unpacked tarball, a second install):
+    /// its binary, install script, error messages and plugins.
+    pub(crate) basedir: Option<PathBuf>,
     /// The user's my.cnf to start from; `[server.options]` and abtest's own settings win.
     pub(crate) defaults_file: Option<PathBuf>,
     /// `[mysqld]` options passed as `--key=value`.

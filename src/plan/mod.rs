@@ -18,6 +18,7 @@ use crate::secret::Secret;
 use crate::segment::Segment;
 use crate::server::OnServerLoss;
 use crate::server::defaults_file::DefaultsFile;
+use crate::server::install_tree::InstallTree;
 use crate::server::launch::ServerLaunch;
 use crate::side::Side;
 use crate::stats::sequential::{Design, Until};
@@ -216,12 +217,14 @@ impl PartialEq for TargetSpec {
             (
                 TargetSpec::Managed {
                     binary,
+                    tree,
                     options,
                     redirects,
                     defaults_file,
                 },
                 TargetSpec::Managed {
                     binary: binary_b,
+                    tree: tree_b,
                     options: options_b,
                     redirects: redirects_b,
                     defaults_file: defaults_file_b,
@@ -229,7 +232,7 @@ impl PartialEq for TargetSpec {
             ) => {
                 // Compared as saved: a credential's value is masked in a results file.
                 let shown = |file: &Option<DefaultsFile>| file.as_ref().map(DefaultsFile::shown);
-                (binary, redirects) == (binary_b, redirects_b)
+                (binary, tree, redirects) == (binary_b, tree_b, redirects_b)
                     && crate::secret::masked_options(options)
                         == crate::secret::masked_options(options_b)
                     && shown(defaults_file) == shown(defaults_file_b)
@@ -254,17 +257,28 @@ impl PartialEq for TargetSpec {
 }
 
 impl SidePlan {
+    /// The install tree its managed server runs from; none for the system install or an
+    /// external server.
+    pub(crate) fn install_tree(&self) -> Option<&InstallTree> {
+        match &self.target {
+            TargetSpec::Managed { tree, .. } => tree.as_ref(),
+            TargetSpec::External { .. } => None,
+        }
+    }
+
     /// How its managed server is started, for `max_threads` client connections; `None`
     /// for an external server.
     pub(crate) fn server_launch(&self, max_threads: u32) -> Option<ServerLaunch<'_>> {
         match &self.target {
             TargetSpec::Managed {
                 binary,
+                tree,
                 options,
                 redirects,
                 defaults_file,
             } => Some(ServerLaunch {
                 cpus: self.cpus.as_ref(),
+                tree: tree.as_ref(),
                 defaults_file: defaults_file.as_ref(),
                 redirects: Some(redirects),
                 ..ServerLaunch::new(
@@ -290,6 +304,10 @@ pub(crate) enum TargetSpec {
     Managed {
         /// Server binary.
         binary: PathBuf,
+        /// The install tree it runs from (`[server] basedir`, or the tree its binary
+        /// sits in); none for the system install.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tree: Option<InstallTree>,
         /// `--key=value` options from the profile; saved with credentials masked.
         #[serde(serialize_with = "crate::secret::serialize_masked_options")]
         options: BTreeMap<String, String>,

@@ -247,6 +247,7 @@ mod tests {
     fn managed() -> TargetSpec {
         TargetSpec::Managed {
             binary: "/usr/sbin/mariadbd".into(),
+            tree: None,
             options: BTreeMap::new(),
             redirects: BTreeMap::new(),
             defaults_file: None,

@@ -307,8 +307,15 @@ pub(crate) fn environment(results: &RunRecord, noise: Option<&NoiseBudget>) -> V
             );
             let flush = variable("innodb_flush_log_at_trx_commit");
             let sync = variable("sync_binlog");
+            // A server run from an install tree of its own says which.
+            let from = results
+                .plan
+                .side(*side)
+                .install_tree()
+                .map(|tree| format!(" from {}", tree.basedir.display()))
+                .unwrap_or_default();
             lines.push(format!(
-                "{side} ({}): {} ({}), client TLS {}, {thread_handling}, buffer pool {pool}, \
+                "{side} ({}): {} ({}){from}, client TLS {}, {thread_handling}, buffer pool {pool}, \
                  innodb_flush_log_at_trx_commit {flush}, sync_binlog {sync}",
                 crate::terminal::escape_controls(&info.name),
                 facts.version,

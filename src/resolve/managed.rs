@@ -1,5 +1,5 @@
-//! Resolving a managed server's side of a profile: the binary, `[server.options]`
-//! and the user's `defaults_file`. A managed server must stay private and must not
+//! Resolving a managed server's side of a profile: the binary and the install tree it
+//! runs from, `[server.options]` and the user's `defaults_file`. A managed server must stay private and must not
 //! write where anyone else keeps files, so the options that would change who can get in
 //! (abtest's own) are refused, and every option that names where the server writes is
 //! pointed into its private directory, in every spelling mariadbd accepts. All of it is
@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::plan::TargetSpec;
 use crate::profile::{self, LoadedProfile};
 use crate::server::defaults_file::{DefaultsFile, FileOption, Treatment};
+use crate::server::install_tree::{self, InstallTree};
 use crate::server::options::option_root;
 use crate::server::write_paths;
 
@@ -22,13 +23,13 @@ pub(super) fn resolve(
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<TargetSpec> {
     reject_external_keys(loaded, connection)?;
-    let binary = resolve_binary(loaded, server.binary.as_deref())?;
+    let (binary, tree) = resolve_install(loaded, server, warnings)?;
     let options = resolve_server_options(loaded, &server.options)?;
     let file = match &server.defaults_file {
-        Some(path) => Some(read_defaults_file(loaded, path, &binary)?),
+        Some(path) => Some(read_defaults_file(loaded, path, &binary, tree.as_ref())?),
         None => None,
     };
-    let known = known_options(&binary, &options, file.as_ref());
+    let known = known_options(&binary, tree.as_ref(), &options, file.as_ref());
     check_options_known(loaded, &binary, known.as_ref(), &options, warnings)?;
     let redirects = options
         .keys()
@@ -40,6 +41,7 @@ pub(super) fn resolve(
         file.map(|(path, lines)| classify_defaults_file(path, lines, known.as_ref(), &options));
     Ok(TargetSpec::Managed {
         binary,
+        tree,
         options,
         redirects,
         defaults_file,
@@ -47,9 +49,11 @@ pub(super) fn resolve(
 }
 
 /// The option names the server knows, with every plugin the profile or the defaults
-/// file loads (a plugin's options exist only then); `None` when it cannot list them.
+/// file loads (a plugin's options exist only then, from its install tree's plugin
+/// directory); `None` when it cannot list them.
 fn known_options(
     binary: &Path,
+    tree: Option<&InstallTree>,
     options: &BTreeMap<String, String>,
     file: Option<&(PathBuf, Vec<RawOption>)>,
 ) -> Option<BTreeSet<String>> {
@@ -57,7 +61,7 @@ fn known_options(
         .into_iter()
         .flat_map(|(_, lines)| lines.iter())
         .filter_map(|(name, value)| Some((name, value.as_ref()?)));
-    let plugins: Vec<String> = options
+    let plugins = options
         .iter()
         .chain(from_file)
         .filter(|(name, _)| {
@@ -66,9 +70,14 @@ fn known_options(
                 "plugin_load" | "plugin_load_add"
             )
         })
-        .map(|(_, value)| format!("--plugin-load-add={value}"))
+        .map(|(_, value)| format!("--plugin-load-add={value}"));
+    let args: Vec<String> = tree
+        .map(InstallTree::server_args)
+        .unwrap_or_default()
+        .into_iter()
+        .chain(plugins)
         .collect();
-    crate::server::options::known_options(binary, &plugins)
+    crate::server::options::known_options(binary, &args)
 }
 
 /// An option of the defaults file as `my_print_defaults` prints it: name and value.
@@ -129,6 +138,73 @@ fn reject_external_keys(
         ));
     }
     Ok(())
+}
+
+/// The server binary and the install tree it runs from: `basedir`'s (its binary found
+/// in it unless `binary` is set), the tree a `binary` outside /usr sits in, or none (the
+/// system install).
+fn resolve_install(
+    loaded: &LoadedProfile,
+    server: &profile::ServerSection,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<(PathBuf, Option<InstallTree>)> {
+    let Some(basedir) = &server.basedir else {
+        let binary = resolve_binary(loaded, server.binary.as_deref())?;
+        let tree = match install_tree::tree_of(&binary) {
+            Some(dir) => Some(InstallTree::read(&dir).map_err(|why| {
+                loaded.error_at_key(
+                    "server",
+                    "binary",
+                    &format!(
+                        "{} sits in the install tree {}, but {why}; set `basedir` to the top                          directory of a complete install (the one holding bin/ and share/)",
+                        binary.display(),
+                        dir.display()
+                    ),
+                )
+            })?),
+            None => None,
+        };
+        return Ok((binary, tree));
+    };
+    let basedir = std::path::absolute(relative_to_profile(&loaded.path, basedir))
+        .unwrap_or_else(|_| basedir.clone());
+    let fail = |why: String| {
+        loaded.error_at_key(
+            "server",
+            "basedir",
+            &format!(
+                "{why}; give the top directory of the install (the one holding bin/ and                  share/, as an unpacked tarball has them)"
+            ),
+        )
+    };
+    if !basedir.is_dir() {
+        return Err(fail(format!(
+            "basedir {} does not exist or is not a directory",
+            basedir.display()
+        )));
+    }
+    let binary = match &server.binary {
+        Some(binary) => resolve_binary(loaded, Some(binary))?,
+        None => install_tree::server_binary(&basedir).ok_or_else(|| {
+            fail(format!(
+                "no server binary in basedir {}: looked for {}; or set `binary`",
+                basedir.display(),
+                install_tree::SERVER_BINARIES.join(", ")
+            ))
+        })?,
+    };
+    if !binary.starts_with(&basedir) {
+        warnings.push(format!(
+            "{} profile {}: the server binary {} is not under basedir {}; the system tables, \
+             messages and plugins come from the basedir",
+            loaded.side,
+            loaded.path.display(),
+            binary.display(),
+            basedir.display()
+        ));
+    }
+    let tree = InstallTree::read(&basedir).map_err(fail)?;
+    Ok((binary, Some(tree)))
 }
 
 fn resolve_binary(loaded: &LoadedProfile, binary: Option<&Path>) -> anyhow::Result<PathBuf> {
@@ -291,6 +367,7 @@ fn read_defaults_file(
     loaded: &LoadedProfile,
     path: &Path,
     binary: &Path,
+    tree: Option<&InstallTree>,
 ) -> anyhow::Result<(PathBuf, Vec<RawOption>)> {
     let path = relative_to_profile(&loaded.path, path);
     let fail = |why: String| loaded.error_at_key("server", "defaults_file", &why);
@@ -300,11 +377,14 @@ fn read_defaults_file(
             path.display()
         )));
     }
-    let reader =
-        crate::server::binary::find_program(&["my_print_defaults", "mariadb-print-defaults"])
-            .ok_or_else(|| {
-                fail("my_print_defaults not found; it comes with mariadb-client-core".into())
-            })?;
+    let reader = tree
+        .and_then(|tree| tree.print_defaults.clone())
+        .or_else(|| {
+            crate::server::binary::find_program(&["my_print_defaults", "mariadb-print-defaults"])
+        })
+        .ok_or_else(|| {
+            fail("my_print_defaults not found; it comes with mariadb-client-core".into())
+        })?;
     let version = crate::server::binary::version_series(binary).unwrap_or_default();
     let mut groups = vec!["mysqld", "server", "mariadb", "mariadbd", "client-server"]
         .into_iter()

@@ -3,7 +3,8 @@
 //!
 //! The order is the guarantee: `--no-defaults`, or the user's my.cnf as a private 0600
 //! options file (`--defaults-file`, read before the command line: its values, keys and
-//! passwords among them, never appear in `ps`); the generated TLS files (a profile may
+//! passwords among them, never appear in `ps`); the install tree's basedir, messages and
+//! plugins when the server runs from one; the generated TLS files (a profile may
 //! turn TLS off); the profile's options; abtest's own last, so that no spelling of an
 //! option before them can take the server out of its private directory or open it to
 //! others. Options that name where the server writes are pointed into the private
@@ -13,6 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::install_tree::InstallTree;
 use super::launch::ServerLaunch;
 use super::tls::TlsFiles;
 use super::write_paths;
@@ -56,12 +58,20 @@ pub(crate) fn server_args(layout: &Layout<'_>, launch: &ServerLaunch<'_>) -> Vec
         Some(_) => format!("--defaults-file={}", options_file(dir).display()),
         None => "--no-defaults".to_string(),
     };
-    let mut args = vec![
-        defaults,
+    let mut args = vec![defaults];
+    // The install tree's own paths, before the profile's options so a profile may still
+    // name a plugin directory of its own.
+    args.extend(
+        launch
+            .tree
+            .map(InstallTree::server_args)
+            .unwrap_or_default(),
+    );
+    args.extend([
         format!("--ssl-ca={}", layout.tls.ca.display()),
         format!("--ssl-cert={}", layout.tls.cert.display()),
         format!("--ssl-key={}", layout.tls.key.display()),
-    ];
+    ]);
     let needed = launch.max_threads + 16;
     let max_connections = launch
         .options

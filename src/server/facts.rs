@@ -6,9 +6,12 @@ use std::collections::BTreeMap;
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 
-/// Variables that differ between any two instances and say nothing about configuration.
+/// Variables that differ between any two instances and say nothing about configuration
+/// (the install paths among them: two installs of one version are the same server; two
+/// versions differ in `version`).
 const INSTANCE_VARIABLES: &[&str] = &[
     "basedir",
+    "character_sets_dir",
     "datadir",
     "general_log_file",
     "gtid_binlog_pos",
@@ -16,6 +19,7 @@ const INSTANCE_VARIABLES: &[&str] = &[
     "gtid_current_pos",
     "gtid_slave_pos",
     "hostname",
+    "lc_messages_dir",
     "log_bin_basename",
     "log_bin_index",
     "log_error",

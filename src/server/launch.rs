@@ -6,6 +6,7 @@ use std::path::Path;
 
 use crate::placement::CpuList;
 use crate::server::defaults_file::DefaultsFile;
+use crate::server::install_tree::InstallTree;
 use crate::side::Side;
 
 /// What a managed server is started with.
@@ -15,6 +16,8 @@ pub struct ServerLaunch<'a> {
     pub side: Side,
     /// Server binary.
     pub binary: &'a Path,
+    /// The install tree it runs from; none for the system install.
+    pub(crate) tree: Option<&'a InstallTree>,
     /// Profile options, `--key=value`.
     pub options: &'a std::collections::BTreeMap<String, String>,
     /// Largest number of client connections the experiment opens.
@@ -42,6 +45,7 @@ impl<'a> ServerLaunch<'a> {
         ServerLaunch {
             side,
             binary,
+            tree: None,
             options,
             max_threads,
             tls_names,

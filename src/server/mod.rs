@@ -8,6 +8,7 @@ pub(crate) mod defaults_file;
 pub(crate) mod facts;
 pub(crate) mod globals;
 pub(crate) mod includes;
+pub(crate) mod install_tree;
 pub mod launch;
 pub(crate) mod options;
 pub(crate) mod os_user;

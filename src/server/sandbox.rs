@@ -99,7 +99,7 @@ impl ManagedServer {
         }
         install_datadir(
             dir.path(),
-            launch.binary,
+            launch,
             &admin_user,
             &launch
                 .defaults_file
@@ -550,16 +550,20 @@ fn os_user_name() -> String {
 
 /// Installs the system tables. The administrator is the invoking OS user over the
 /// socket only (`unix_socket`): no account with an empty password, none over TCP, no
-/// anonymous user, no test database.
+/// anonymous user, no test database. A server run from an install tree is installed by
+/// that tree's own script, from its own SQL files, with the profile's binary.
 fn install_datadir(
     dir: &Path,
-    server_binary: &Path,
+    launch: &ServerLaunch<'_>,
     admin_user: &str,
     bootstrap: &[String],
     user: Option<&ServerUser>,
 ) -> anyhow::Result<()> {
-    let install = super::binary::find_program(&["mariadb-install-db", "mysql_install_db"])
-        .context("mariadb-install-db not found; install mariadb-server")?;
+    let install = match launch.tree {
+        Some(tree) => tree.install_db.clone(),
+        None => super::binary::find_program(&["mariadb-install-db", "mysql_install_db"])
+            .context("mariadb-install-db not found; install mariadb-server")?,
+    };
     // A private TMPDIR: parallel bootstraps sharing /tmp collide on temporary table names.
     let tmp = dir.join("tmp");
     let mut command = Command::new(&install);
@@ -579,10 +583,20 @@ fn install_datadir(
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe { command.pre_exec(move || user.switch_to()) };
     }
-    if let Some(base) = server_binary.parent().and_then(Path::parent)
-        && base != Path::new("/usr")
-    {
-        command.arg(format!("--basedir={}", base.display()));
+    match launch.tree {
+        Some(tree) => {
+            // The script bootstraps with the binary it finds in the tree, unless told.
+            command
+                .env("MYSQLD_BOOTSTRAP", launch.binary)
+                .arg(format!("--basedir={}", tree.basedir.display()));
+        }
+        None => {
+            if let Some(base) = launch.binary.parent().and_then(Path::parent)
+                && base != Path::new("/usr")
+            {
+                command.arg(format!("--basedir={}", base.display()));
+            }
+        }
     }
     let output = command
         .stdin(Stdio::null())

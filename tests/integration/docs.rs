@@ -163,9 +163,9 @@ fn documentation() -> Vec<(PathBuf, PathBuf)> {
     files
 }
 
-/// The words to run: a comparison gets `--dry-run`; output files go to the sandbox,
-/// each command's under a name of its own (`number`), since abtest keeps a saved run
-/// where one already is (a dry run checks that too).
+/// The words to run: a comparison gets `--dry-run` (unless it shows one); output
+/// files go to the sandbox, each command's under a name of its own (`number`), since
+/// abtest keeps a saved run where one already is (a dry run checks that too).
 fn runnable(words: &[String], sandbox: &Sandbox, number: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut iter = words.iter();

@@ -28,4 +28,5 @@ mod support;
 mod sweep;
 mod sysbench_bridge;
 mod tampered;
+mod upgrade;
 mod verdicts;
