@@ -175,7 +175,7 @@ pub(crate) fn wrap(text: &str, columns: Option<u16>) -> String {
     }
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
-    for word in text.split(' ').filter(|w| !w.is_empty()) {
+    for word in units(text) {
         let needed = line.chars().count() + 1 + word.chars().count();
         if !line.is_empty() && needed > columns {
             lines.push(std::mem::take(&mut line));
@@ -183,10 +183,26 @@ pub(crate) fn wrap(text: &str, columns: Option<u16>) -> String {
         if !line.is_empty() {
             line.push(' ');
         }
-        line.push_str(word);
+        line.push_str(&word);
     }
     lines.push(line);
     lines.join("\n")
+}
+
+/// The words of `text`, with a `%` kept on its number ("90.4 %" is one unit), so a
+/// wrapped line never starts with a unit.
+fn units(text: &str) -> Vec<String> {
+    let mut units: Vec<String> = Vec::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        match units.last_mut() {
+            Some(last) if word.starts_with('%') => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => units.push(word.to_string()),
+        }
+    }
+    units
 }
 
 /// A name from a profile or a results file, safe to show: every control character
@@ -310,6 +326,8 @@ mod tests {
         );
         assert_eq!(wrapped.replace('\n', " "), text);
         assert_eq!(wrap(text, None), text);
+        let wrapped = wrap("costs 68.8–90.4 % at 900 threads", Some(16));
+        assert!(wrapped.lines().all(|l| !l.starts_with('%')), "{wrapped}");
     }
 
     #[test]
