@@ -9,6 +9,7 @@ pub(crate) mod facts;
 pub(crate) mod globals;
 pub(crate) mod includes;
 pub mod launch;
+pub(crate) mod option_values;
 pub(crate) mod options;
 pub(crate) mod os_user;
 pub(crate) mod probe;
