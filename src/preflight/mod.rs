@@ -17,7 +17,10 @@ pub(crate) fn free_bytes(path: &std::path::Path) -> Option<u64> {
     if unsafe { libc::statvfs(path.as_ptr(), &mut stat) } != 0 {
         return None;
     }
-    Some(u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize)))
+    // Both are u64 on 64-bit Linux, narrower on 32-bit targets.
+    #[allow(clippy::useless_conversion)]
+    let (blocks, size) = (u64::from(stat.f_bavail), u64::from(stat.f_frsize));
+    Some(blocks.saturating_mul(size))
 }
 
 /// A byte count as a DBA reads it: `1.2 GiB`, `512 MiB`.

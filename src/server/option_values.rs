@@ -209,7 +209,7 @@ mod tests {
 2026-12-03 19:55:05 0 [Warning] option 'innodb-flush-log-at-trx-commit': unsigned value 7 adjusted to 3
 ";
 
-    const HELP: &str = "\
+    const HELP: &str = "mariadbd  Ver 10.11
   --thread-handling=name 
                       Define threads usage for handling queries. One of: one-thread-per-connection,
                       no-threads, pool-of-threads

@@ -169,5 +169,8 @@ fn check_logs_in_to_external_servers_and_reads_their_grants_and_limits() {
     let output = check(&good, "5000");
     let (_, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("lower --threads or raise max_connections"), "{stderr}");
+    assert!(
+        stderr.contains("lower --threads or raise max_connections"),
+        "{stderr}"
+    );
 }
