@@ -5,11 +5,14 @@
 
 use crate::support::{Sandbox, server_lock, start_server, text};
 
-fn refused(sandbox: &Sandbox, args: &[&str]) -> String {
-    let output = sandbox.run(args);
-    let (_, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    stderr
+/// The exit code and stderr of a dry run of the stock profile against `variant`, with
+/// `extra` options.
+fn dry_run(sandbox: &Sandbox, variant: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec!["--baseline", "profiles/mariadb.toml", "--variant", variant];
+    args.extend_from_slice(extra);
+    args.push("--dry-run");
+    let output = sandbox.run(&args);
+    (output.status.code(), text(&output).1)
 }
 
 #[test]
@@ -19,16 +22,8 @@ fn the_dry_run_refuses_an_option_value_the_server_refuses_with_the_values_it_acc
         "pool.toml",
         "name = \"pool\"\n[server.options]\nthread_handling = \"pool-of-treads\"\n",
     );
-    let stderr = refused(
-        &sandbox,
-        &[
-            "--baseline",
-            "profiles/mariadb.toml",
-            "--variant",
-            profile.to_str().unwrap(),
-            "--dry-run",
-        ],
-    );
+    let (code, stderr) = dry_run(&sandbox, profile.to_str().unwrap(), &[]);
+    assert_eq!(code, Some(2), "{stderr}");
     for expected in [
         "variant profile",
         "pool.toml:3:",
@@ -42,29 +37,16 @@ fn the_dry_run_refuses_an_option_value_the_server_refuses_with_the_values_it_acc
 #[test]
 fn the_dry_run_weighs_the_data_against_the_disk_and_the_buffer_pool() {
     let sandbox = Sandbox::new();
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "--baseline",
-            "profiles/mariadb.toml",
-            "--variant",
-            "profiles/mariadb.toml",
-            "--dry-run",
-        ];
-        args.extend_from_slice(extra);
-        args.iter().map(|s| s.to_string()).collect::<Vec<_>>()
-    };
-    let huge = run(&["--tables", "64", "--table-size", "2000000000"]);
-    let huge: Vec<&str> = huge.iter().map(String::as_str).collect();
-    let stderr = refused(&sandbox, &huge);
+    let stock = "profiles/mariadb.toml";
+    let huge = ["--tables", "64", "--table-size", "2000000000"];
+    let (code, stderr) = dry_run(&sandbox, stock, &huge);
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains("of disk in") && stderr.contains("lower --table-size"),
         "{stderr}"
     );
-    let big = run(&["--table-size", "3000000"]);
-    let big: Vec<&str> = big.iter().map(String::as_str).collect();
-    let output = sandbox.run(&big);
-    let (_, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let (code, stderr) = dry_run(&sandbox, stock, &["--table-size", "3000000"]);
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(
         stderr.contains("is larger than innodb_buffer_pool_size (256 MiB)"),
         "{stderr}"
@@ -129,8 +111,38 @@ fn check_logs_in_to_external_servers_and_reads_their_grants_and_limits() {
     let good = profile("good.toml", "bench", "right");
     let wrong = profile("wrong.toml", "bench", "wrong");
     let reader = profile("reader.toml", "reader", "right");
-    let check = |variant: &str, threads: &str| {
-        sandbox.run(&[
+    let cases: [(&str, &str, i32, &[&str]); 4] = [
+        (
+            &good,
+            "2",
+            0,
+            &["logged in as bench@", "free disk in", "check passed"],
+        ),
+        (
+            &wrong,
+            "2",
+            1,
+            &[
+                "variant (",
+                "cannot connect to bench@",
+                "check `user` and the password",
+            ],
+        ),
+        (
+            &reader,
+            "2",
+            2,
+            &["lacks INSERT, UPDATE, DELETE, CREATE, DROP, INDEX on `sbtest`"],
+        ),
+        (
+            &good,
+            "5000",
+            2,
+            &["lower --threads or raise max_connections"],
+        ),
+    ];
+    for (variant, threads, code, expected) in cases {
+        let output = sandbox.run(&[
             "check",
             "--baseline",
             &good,
@@ -138,39 +150,14 @@ fn check_logs_in_to_external_servers_and_reads_their_grants_and_limits() {
             variant,
             "--threads",
             threads,
-        ])
-    };
-
-    let output = check(&good, "2");
-    let (stdout, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert!(
-        stdout.contains("logged in as bench@") && stdout.contains("free disk in"),
-        "{stdout}"
-    );
-
-    let output = check(&wrong, "2");
-    let (_, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(
-        stderr.contains("variant (") && stderr.contains("cannot connect to bench@"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("check `user` and the password"), "{stderr}");
-
-    let output = check(&reader, "2");
-    let (_, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("lacks INSERT, UPDATE, DELETE, CREATE, DROP, INDEX on `sbtest`"),
-        "{stderr}"
-    );
-
-    let output = check(&good, "5000");
-    let (_, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("lower --threads or raise max_connections"),
-        "{stderr}"
-    );
+        ]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(code), "{variant}: {stderr}");
+        for expected in expected {
+            assert!(
+                stdout.contains(expected) || stderr.contains(expected),
+                "{expected}: {stdout}{stderr}"
+            );
+        }
+    }
 }
