@@ -60,7 +60,7 @@ pub(crate) fn check(binary: &Path, args: &[String]) -> Option<ValueCheck> {
 }
 
 /// What `binary --no-defaults <args> --verbose --help` prints, stdout and stderr.
-fn help_output(binary: &Path, args: &[String]) -> Option<std::process::Output> {
+pub(crate) fn help_output(binary: &Path, args: &[String]) -> Option<std::process::Output> {
     Command::new(binary)
         .env_clear()
         .envs(child_environment())
