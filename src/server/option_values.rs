@@ -6,11 +6,9 @@
 //! starts nothing, so the dry run can afford it; a typo then costs an exit-2 error with
 //! the profile's line instead of a server that dies at start-up minutes later.
 
+use super::process::help_output;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-use super::process::child_environment;
 
 /// What mariadbd said about a set of options.
 #[derive(Debug, Clone, Default)]
@@ -57,19 +55,6 @@ pub(crate) fn check(binary: &Path, args: &[String]) -> Option<ValueCheck> {
         check.help = String::from_utf8_lossy(&plain.stdout).into_owned();
     }
     Some(check)
-}
-
-/// What `binary --no-defaults <args> --verbose --help` prints, stdout and stderr.
-pub(crate) fn help_output(binary: &Path, args: &[String]) -> Option<std::process::Output> {
-    Command::new(binary)
-        .env_clear()
-        .envs(child_environment())
-        .arg("--no-defaults")
-        .args(args)
-        .args(["--verbose", "--help"])
-        .stdin(Stdio::null())
-        .output()
-        .ok()
 }
 
 impl ValueCheck {

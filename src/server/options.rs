@@ -10,7 +10,7 @@ use std::path::Path;
 /// The options `binary` accepts, lower case with `_` for `-`; `None` when the listing
 /// could not be read (not a MariaDB/MySQL server binary, or it failed).
 pub(crate) fn known_options(binary: &Path, plugin_options: &[String]) -> Option<BTreeSet<String>> {
-    let output = super::option_values::help_output(binary, plugin_options)?;
+    let output = super::process::help_output(binary, plugin_options)?;
     let text = String::from_utf8_lossy(&output.stdout);
     let names = option_names(&text);
     (output.status.success() && !names.is_empty()).then_some(names)

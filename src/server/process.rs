@@ -59,3 +59,19 @@ pub(crate) fn start_output(dir: &std::path::Path, log_tail: &str) -> String {
         part("the end of its error log", log_tail)
     )
 }
+
+/// What `binary --no-defaults <args> --verbose --help` prints, stdout and stderr.
+pub(crate) fn help_output(
+    binary: &std::path::Path,
+    args: &[String],
+) -> Option<std::process::Output> {
+    std::process::Command::new(binary)
+        .env_clear()
+        .envs(child_environment())
+        .arg("--no-defaults")
+        .args(args)
+        .args(["--verbose", "--help"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()
+}
