@@ -43,6 +43,7 @@ const RANKS: &[(&str, u32)] = &[
     ("target", 6),
     ("results", 6),
     ("report", 7),
+    ("preflight", 7),
     ("roundcsv", 8),
     ("runner", 8),
     // Flags, their resolution into a plan, and the commands.

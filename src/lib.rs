@@ -22,6 +22,7 @@ mod paths;
 mod percent;
 mod placement;
 mod plan;
+mod preflight;
 pub mod profile;
 mod report;
 mod resolve;
@@ -89,6 +90,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Some(Command::Capture(args)) => commands::capture::execute(args),
         Some(Command::Merge(args)) => commands::merge::execute(args),
         Some(Command::Calibrate(args)) => commands::calibrate::execute(args),
+        Some(Command::Check(args)) => commands::check::execute(args),
     };
     match outcome {
         Ok(code) => code,

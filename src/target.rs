@@ -171,7 +171,7 @@ impl Target {
 }
 
 /// abtest's own connections besides the workers: facts, hooks and the status probe.
-const OWN_CONNECTIONS: u32 = 3;
+pub(crate) const OWN_CONNECTIONS: u32 = 3;
 
 /// Refuses a thread level an external server cannot accept, before any round runs.
 fn check_connection_limits(

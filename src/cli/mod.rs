@@ -110,6 +110,10 @@ pub(crate) enum Command {
     /// How far two server instances of one configuration differ on this host: an A/A run
     /// on fresh instances, with its variance components.
     Calibrate(CalibrateArgs),
+    /// Check a run before it runs: the run's options after `check`. Connects to external
+    /// servers (password, grants, max_connections, database, disk); checks managed
+    /// servers' option values and the data size against the buffer pool and the disk.
+    Check(Box<RunArgs>),
 }
 
 /// `abtest calibrate profile.toml --instances 3 --max-time 5m -- --workload oltp_read_write`.

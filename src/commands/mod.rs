@@ -3,6 +3,7 @@
 pub(crate) mod analyze;
 pub(crate) mod calibrate;
 pub(crate) mod capture;
+pub(crate) mod check;
 pub(crate) mod cleanup;
 pub(crate) mod from_sysbench;
 pub(crate) mod gate;

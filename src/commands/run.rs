@@ -31,6 +31,9 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
     // written, in the dry run too.
     if previous.is_none() {
         runner::segments::check_not_late(&plan)?;
+        for warning in crate::preflight::data_size::check_managed(&plan)? {
+            crate::terminal::warning(warning);
+        }
     }
     if plan.is_aa() && !args.dry_run {
         crate::terminal::note(format_args!("notice: {}", crate::plan::AA_NOTICE));

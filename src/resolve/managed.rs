@@ -39,6 +39,9 @@ pub(super) fn resolve(
         .collect();
     let defaults_file =
         file.map(|(path, lines)| classify_defaults_file(path, lines, known.as_ref(), &options));
+    if known.is_some() {
+        check_option_values(loaded, &binary, &options, defaults_file.as_ref(), warnings)?;
+    }
     Ok(TargetSpec::Managed {
         binary,
         tree,
@@ -293,16 +296,6 @@ fn check_options_known(
         ));
         return Ok(());
     };
-    let source_key = |normalized: &str| {
-        loaded
-            .profile
-            .server
-            .iter()
-            .flat_map(|server| server.options.keys())
-            .find(|key| key.replace('-', "_") == normalized)
-            .cloned()
-            .unwrap_or_else(|| normalized.to_string())
-    };
     for name in options.keys() {
         if crate::server::options::is_known(known, name) {
             continue;
@@ -319,7 +312,7 @@ fn check_options_known(
             ));
             continue;
         }
-        let key = source_key(name);
+        let key = source_key(loaded, name);
         return Err(loaded.error_at_key(
             "server.options",
             &key,
@@ -330,6 +323,104 @@ fn check_options_known(
         ));
     }
     Ok(())
+}
+
+/// Refuses a `[server.options]` value the installed server refuses (exit 2, with the
+/// line, what mariadbd said and the values it accepts), as it would refuse it at start;
+/// see `server::option_values`. A value mariadbd adjusts to fit is a warning.
+fn check_option_values(
+    loaded: &LoadedProfile,
+    binary: &Path,
+    options: &BTreeMap<String, String>,
+    defaults_file: Option<&DefaultsFile>,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    use crate::server::option_values;
+    let args = option_values::probe_args(options, defaults_file);
+    let Some(check) = option_values::check(binary, &args) else {
+        return Ok(());
+    };
+    let at = format!("{} profile {}", loaded.side, loaded.path.display());
+    warnings.extend(
+        check
+            .adjusted
+            .iter()
+            .map(|said| format!("{at}: {} adjusts a value: {said}", binary.display())),
+    );
+    if let Some(refused) = check.refused.first() {
+        let valid = check
+            .accepted_values(&refused.name)
+            .map(|values| format!("use one of: {values}"))
+            .unwrap_or_else(|| {
+                format!(
+                    "fix the value (see `{} --verbose --help`)",
+                    binary.display()
+                )
+            });
+        let reason = refused
+            .reason
+            .as_ref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
+        let refusal = |shown: &str| {
+            format!(
+                "{} refuses `{shown} = \"{}\"`{reason} and would not start; {valid}",
+                binary.display(),
+                refused.value
+            )
+        };
+        return Err(match profile_key_for(options, &refused.name) {
+            Some(key) => {
+                let key = source_key(loaded, key);
+                loaded.error_at_key("server.options", &key, &refusal(&key))
+            }
+            None => {
+                let file =
+                    defaults_file.map_or(String::new(), |f| format!(" in {}", f.path.display()));
+                loaded.error_at_key(
+                    "server",
+                    "defaults_file",
+                    &format!("{}{file}", refusal(&refused.name)),
+                )
+            }
+        });
+    }
+    if let Some(said) = check.other_errors.first() {
+        return Err(loaded.error_at_key(
+            "server.options",
+            "",
+            &format!(
+                "{} refuses these options and would not start: {said}; fix [server.options]",
+                binary.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The profile option mariadbd's `name` came from: the same root, or an abbreviation
+/// of it.
+fn profile_key_for<'a>(options: &'a BTreeMap<String, String>, name: &str) -> Option<&'a str> {
+    let name = option_root(name);
+    options
+        .keys()
+        .find(|key| {
+            let root = option_root(key);
+            root == name || (!root.is_empty() && name.starts_with(&root))
+        })
+        .map(String::as_str)
+}
+
+/// The key as the profile spells it (`thread-handling`), from its normalized name.
+fn source_key(loaded: &LoadedProfile, normalized: &str) -> String {
+    loaded
+        .profile
+        .server
+        .iter()
+        .flat_map(|server| server.options.keys())
+        .find(|key| key.replace('-', "_") == normalized)
+        .cloned()
+        .unwrap_or_else(|| normalized.to_string())
 }
 
 fn check_port_free(loaded: &LoadedProfile, port: &str) -> anyhow::Result<()> {

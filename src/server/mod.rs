@@ -10,6 +10,7 @@ pub(crate) mod globals;
 pub(crate) mod includes;
 pub(crate) mod install_tree;
 pub mod launch;
+pub(crate) mod option_values;
 pub(crate) mod options;
 pub(crate) mod os_user;
 pub(crate) mod probe;

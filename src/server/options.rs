@@ -6,23 +6,11 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-use super::process::child_environment;
 
 /// The options `binary` accepts, lower case with `_` for `-`; `None` when the listing
 /// could not be read (not a MariaDB/MySQL server binary, or it failed).
 pub(crate) fn known_options(binary: &Path, plugin_options: &[String]) -> Option<BTreeSet<String>> {
-    let output = Command::new(binary)
-        .env_clear()
-        .envs(child_environment())
-        .arg("--no-defaults")
-        .args(plugin_options)
-        .args(["--verbose", "--help"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
+    let output = super::process::help_output(binary, plugin_options)?;
     let text = String::from_utf8_lossy(&output.stdout);
     let names = option_names(&text);
     (output.status.success() && !names.is_empty()).then_some(names)

@@ -36,7 +36,7 @@ use crate::server::command_line;
 use crate::server::confinement::{self, Confined};
 use crate::server::launch::ServerLaunch;
 use crate::server::os_user::ServerUser;
-use crate::server::process::{child_environment, process_is_alive};
+use crate::server::process::{child_environment, process_is_alive, start_output, stderr_file};
 use crate::server::tls::{self, TlsFiles};
 use crate::side::Side;
 
@@ -138,7 +138,7 @@ impl ManagedServer {
             .args(&args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stderr(stderr_file(self.dir())?);
         let place = launch.cpus.map(CpuList::pre_exec_placer);
         let user = self.user.clone();
         // SAFETY: only async-signal-safe calls between fork and exec (the CPU mask and
@@ -264,9 +264,9 @@ impl ManagedServer {
             {
                 self.child = None;
                 bail!(
-                    "{}: the managed server exited during start-up ({status}); the end of its error log:\n{}",
+                    "{}: the managed server exited during start-up ({status}); {}",
                     self.side,
-                    self.log_tail(20)
+                    start_output(self.dir(), &self.log_tail(20))
                 );
             }
             if self.admin_spec().connect().is_ok() {
@@ -274,10 +274,10 @@ impl ManagedServer {
             }
             if started.elapsed() > READY_TIMEOUT {
                 bail!(
-                    "{}: the managed server was not ready after {}s; the end of its error log:\n{}",
+                    "{}: the managed server was not ready after {}s; {}",
                     self.side,
                     READY_TIMEOUT.as_secs(),
-                    self.log_tail(20)
+                    start_output(self.dir(), &self.log_tail(20))
                 );
             }
             std::thread::sleep(Duration::from_millis(50));

@@ -17,6 +17,7 @@ mod managed_run;
 mod outputs;
 mod parity;
 mod planted;
+mod preflight;
 mod query_classes;
 mod reports;
 mod restore;

@@ -1,0 +1,44 @@
+//! `abtest check --baseline A --variant B ...`: the run's command with `check` in front
+//! connects to every external server and checks what would stop the run later (the
+//! password, the grants, the connection limits, the database, the disk), on top of what
+//! the dry run checks (profiles, option names and values, the data against the disk and
+//! the buffer pool). It starts no server and writes nothing.
+
+use crate::cli::RunArgs;
+use crate::exit;
+use crate::preflight;
+
+/// Resolves the run as the dry run does, then checks each external side; exit 0 when
+/// everything passed, otherwise the first failure's code.
+pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<i32> {
+    let plan = crate::resolve::plan(args, String::new())?;
+    for warning in &plan.warnings {
+        crate::terminal::warning(warning);
+    }
+    for warning in preflight::data_size::check_managed(&plan)? {
+        crate::terminal::warning(warning);
+    }
+    let mut lines = Vec::new();
+    for side in &plan.sides {
+        let title = format!("{} ({})", side.side, side.profile.display());
+        if side.server_launch(0).is_some() {
+            lines.push(format!(
+                "{title}: managed server; options and their values accepted by the server binary"
+            ));
+            continue;
+        }
+        let findings = preflight::external::check(&plan, side)?;
+        for warning in &findings.warnings {
+            crate::terminal::warning(warning);
+        }
+        lines.extend(
+            findings
+                .passed
+                .iter()
+                .map(|passed| format!("{title}: {passed}")),
+        );
+    }
+    lines.push("check passed: nothing found that would stop the run".to_string());
+    crate::terminal::stdout(&format!("{}\n", lines.join("\n")));
+    Ok(exit::SUCCESS)
+}
