@@ -2,7 +2,8 @@
 //! connects to every external server and checks what would stop the run later (the
 //! password, the grants, the connection limits, the database, the disk), on top of what
 //! the dry run checks (profiles, option names and values, the data against the disk and
-//! the buffer pool). It starts no server and writes nothing.
+//! the buffer pool). It starts no server and writes nothing. With `--dry-run` it
+//! connects to nothing either, so a documented `check` line can be tried offline.
 
 use crate::cli::RunArgs;
 use crate::exit;
@@ -24,6 +25,13 @@ pub(crate) fn execute(args: &RunArgs) -> anyhow::Result<i32> {
         if side.server_launch(0).is_some() {
             lines.push(format!(
                 "{title}: managed server; options and their values accepted by the server binary"
+            ));
+            continue;
+        }
+        if args.dry_run {
+            lines.push(format!(
+                "{title}: external server; not connected (--dry-run): the login, grants, \
+                 connection limits and disk are checked without --dry-run"
             ));
             continue;
         }

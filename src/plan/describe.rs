@@ -190,6 +190,9 @@ fn describe_target(side: &SidePlan, max_threads: u32) -> String {
             user,
             database,
             ..
-        } => format!("external {user}@{endpoint}/{database} (client TLS {tls})"),
+        } => format!(
+            "external {user}@{endpoint}/{database} (client TLS {tls})\n          \
+             not connected by the dry run: `abtest check` logs in and reads the grants"
+        ),
     }
 }
