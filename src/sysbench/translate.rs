@@ -84,7 +84,7 @@ const NOT_NEEDED: &[(&str, &str)] = &[
 ];
 
 /// The sysbench 1.0 test scripts abtest runs, by their script names.
-const SCRIPTS: &[&str] = &[
+pub(crate) const SCRIPTS: &[&str] = &[
     "oltp_read_write",
     "oltp_read_only",
     "oltp_write_only",
