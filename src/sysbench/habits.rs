@@ -192,11 +192,12 @@ impl Rewrite {
                 out.complete &= !OPTIONS.iter().any(|(o, _)| name.starts_with(o));
                 out.words.push(word.clone());
                 // A value in the next word stays with its option.
-                if inline.is_none() && words.get(i).is_some_and(|w| !w.starts_with('-')) {
-                    if name == "--workload" || !is_habit_word(&words[i]) {
-                        out.words.push(words[i].clone());
-                        i += 1;
-                    }
+                if inline.is_none()
+                    && words.get(i).is_some_and(|w| !w.starts_with('-'))
+                    && (name == "--workload" || !is_habit_word(&words[i]))
+                {
+                    out.words.push(words[i].clone());
+                    i += 1;
                 }
             } else {
                 out.positional(word);

@@ -212,14 +212,7 @@ impl Translation {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn options(t: &Translation) -> String {
-        t.options
-            .iter()
-            .map(|(k, v)| format!("--{k} {v}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    use crate::sysbench::translate::tests::options;
 
     #[test]
     fn a_loop_over_threads_becomes_a_thread_list() {

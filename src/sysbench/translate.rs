@@ -566,7 +566,7 @@ impl Translation {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// What `abtest from-sysbench` prints for one translation.
@@ -576,7 +576,8 @@ mod tests {
         crate::sysbench::whole::render(&[(command, t)], Some(&profiles))
     }
 
-    fn options(t: &Translation) -> String {
+    /// The options of a translation as they are typed.
+    pub(crate) fn options(t: &Translation) -> String {
         t.options
             .iter()
             .map(|(k, v)| format!("--{k} {v}"))
