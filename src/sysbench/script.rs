@@ -231,7 +231,10 @@ mod tests {
             };
             assert!(o.contains(expected), "{script}: {o}");
             assert!(
-                runs[0].notes.iter().any(|n| n.contains("shell loop")),
+                runs[0]
+                    .notes
+                    .iter()
+                    .any(|n| n.contains("becomes one run that sweeps the levels, each level")),
                 "{script}"
             );
         }

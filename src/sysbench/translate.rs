@@ -215,7 +215,7 @@ fn resolve(name: &str, value: &str, variables: &Variables, out: &mut Translation
         [one] => one.clone(),
         many if threads => {
             out.notes.push(format!(
-                "--threads {}: the shell loop over {} ({}) becomes one run that sweeps the                  levels, each level compared on both sides",
+                "--threads {}: the shell loop over {} ({}) becomes one run that sweeps the levels, each level compared on both sides",
                 many.join(","),
                 value,
                 many.join(" ")
