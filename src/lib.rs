@@ -60,12 +60,16 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
-            terminal::clap_message(&e.render(), e.use_stderr());
+            let hints = e
+                .use_stderr()
+                .then(|| sysbench::habits::hints(&args))
+                .flatten();
+            terminal::clap_message(&e.render(), e.use_stderr(), |text| match &hints {
+                Some(hints) => sysbench::habits::with_hints(&text, hints),
+                None => text,
+            });
             if !e.use_stderr() {
                 return exit::SUCCESS;
-            }
-            if let Some(hints) = sysbench::habits::hints(&args) {
-                terminal::line(format_args!("\n{hints}"));
             }
             return exit::USAGE;
         }

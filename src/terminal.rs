@@ -228,13 +228,19 @@ pub(crate) fn stdout_line(text: &str) {
 
 /// A message clap made (help, version, or a usage error), on the stream it belongs to,
 /// in colour when that stream may have it.
-pub(crate) fn clap_message(message: &clap::builder::StyledStr, on_stderr: bool) {
+/// `edit` may change the text before it is written (abtest's own hints in the place of
+/// clap's suggestions).
+pub(crate) fn clap_message(
+    message: &clap::builder::StyledStr,
+    on_stderr: bool,
+    edit: impl Fn(String) -> String,
+) {
     let coloured = |in_colour: bool| {
-        if in_colour {
+        edit(if in_colour {
             message.ansi().to_string()
         } else {
             message.to_string()
-        }
+        })
     };
     if on_stderr {
         stderr(&coloured(colour(&std::io::stderr())));

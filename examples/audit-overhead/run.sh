@@ -7,8 +7,9 @@
 # (and more rounds) on a dedicated server.
 set -euo pipefail
 cd "$(dirname "$0")"
-ABTEST=${ABTEST:-../../target/release/abtest}
-[ -x "$ABTEST" ] || (cd ../.. && cargo build --release --quiet)
+# shellcheck source=../../scripts/find-abtest.sh
+source ../../scripts/find-abtest.sh
+find_abtest
 # The thread sweep under 0/0 (5 minutes), then the other two durability settings at 64
 # threads (2.5 minutes each): ten minutes of rounds in all.
 run() { # durability threads budget

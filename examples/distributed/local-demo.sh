@@ -6,8 +6,10 @@
 #   ./local-demo.sh        (as root on Debian 12 with mariadb-server and parallel)
 set -euo pipefail
 cd "$(dirname "$0")"
-export ABTEST=${ABTEST:-$(pwd)/../../target/release/abtest}
-[ -x "$ABTEST" ] || (cd ../.. && cargo build --release --quiet)
+# shellcheck source=../../scripts/find-abtest.sh
+source ../../scripts/find-abtest.sh
+find_abtest
+export ABTEST
 work=$(mktemp -d /tmp/abtest-distributed-XXXXXX)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait; rm -rf "$work"' EXIT

@@ -4,8 +4,9 @@
 # mysql.toml, export MARIADB_PASSWORD and MYSQL_PASSWORD, then run this.
 set -euo pipefail
 cd "$(dirname "$0")"
-ABTEST=${ABTEST:-../../target/release/abtest}
-[ -x "$ABTEST" ] || (cd ../.. && cargo build --release --quiet)
+# shellcheck source=../../scripts/find-abtest.sh
+source ../../scripts/find-abtest.sh
+find_abtest
 : "${MARIADB_PASSWORD:?export MARIADB_PASSWORD (and MYSQL_PASSWORD) first}"
 : "${MYSQL_PASSWORD:?export MYSQL_PASSWORD first}"
 "$ABTEST" --baseline mysql.toml --variant mariadb.toml \

@@ -8,8 +8,9 @@
 #   ./run.sh --external  runs server-a.toml against server-b.toml as they are.
 set -euo pipefail
 cd "$(dirname "$0")"
-ABTEST=${ABTEST:-../../target/release/abtest}
-[ -x "$ABTEST" ] || (cd ../.. && cargo build --release --quiet)
+# shellcheck source=../../scripts/find-abtest.sh
+source ../../scripts/find-abtest.sh
+find_abtest
 ARGS=(--workload oltp_read_write --threads 64 --tables 4 --table-size 50000
       --max-time 5m --seed 2026 --json results.json --markdown results.md --overwrite)
 

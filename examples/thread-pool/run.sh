@@ -4,8 +4,9 @@
 # seed's 512 and 900 connections, within a 10-minute budget.
 set -euo pipefail
 cd "$(dirname "$0")"
-ABTEST=${ABTEST:-../../target/release/abtest}
-[ -x "$ABTEST" ] || (cd ../.. && cargo build --release --quiet)
+# shellcheck source=../../scripts/find-abtest.sh
+source ../../scripts/find-abtest.sh
+find_abtest
 "$ABTEST" --baseline one-thread-per-connection.toml --variant pool-of-threads.toml \
   --workload oltp_read_write --threads 512,900 --max-time 10m --seed 4 \
   --json results.json --markdown results.md --overwrite

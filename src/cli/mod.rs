@@ -232,7 +232,13 @@ pub(crate) struct ImportLogArgs {
 /// `abtest from-sysbench '<command line>'`.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct FromSysbenchArgs {
-    /// The sysbench command line, quoted as one argument or as separate words.
+    /// Write the profiles (baseline.toml, variant.toml) into DIR instead of printing
+    /// them; the printed command names them there. Existing files are not overwritten.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) write: Option<PathBuf>,
+
+    /// The sysbench command line, quoted as one argument or as separate words; or a
+    /// script's text with its prepare and run lines and its `for thread in …` loop.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     pub(crate) command_line: Vec<String>,
 }

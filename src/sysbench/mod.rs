@@ -4,4 +4,6 @@
 
 pub(crate) mod habits;
 pub(crate) mod log;
+pub(crate) mod script;
 pub(crate) mod translate;
+pub(crate) mod whole;

@@ -7,7 +7,6 @@
 //! `--max-time= $time`, `Oltp-test-mode`); they are normalised first.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 /// The result of a translation.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -22,6 +21,10 @@ pub(crate) struct Translation {
     pub(crate) notes: Vec<String>,
     /// sysbench's run time and the rounds and round time it became, for the time note.
     timed: Option<(u64, u64, u64)>,
+    /// Whether the line is a `prepare` (and no `run`).
+    pub(crate) preparing: bool,
+    /// Options of a `prepare` line that only change how the prepare runs.
+    pub(crate) prepare_only: Vec<String>,
 }
 
 /// Options whose abtest name is the sysbench 1.0 name (0.4 adds an `oltp-` prefix).
@@ -84,7 +87,7 @@ const NOT_NEEDED: &[(&str, &str)] = &[
 ];
 
 /// The sysbench 1.0 test scripts abtest runs, by their script names.
-const SCRIPTS: &[&str] = &[
+pub(crate) const SCRIPTS: &[&str] = &[
     "oltp_read_write",
     "oltp_read_only",
     "oltp_write_only",
@@ -107,30 +110,67 @@ const SYSBENCH_DEFAULTS: &[(&str, &str)] = &[
     ("rand-type", "special"),
 ];
 
+/// Options that shape the data or the connection: what a `prepare` line sets for the run.
+/// Everything else on a prepare line (its --time, --threads, the query mix) only changes
+/// how sysbench's prepare runs, which measures nothing.
+const DATA_OPTIONS: &[&str] = &[
+    "tables",
+    "table-size",
+    "num-tables",
+    "tables-count",
+    "auto-inc",
+    "secondary",
+    "create-secondary",
+    "mysql-storage-engine",
+    "mysql-table-engine",
+    "db-driver",
+    "test",
+    "oltp-test-mode",
+    "oltp-nontrx-mode",
+    "oltp-read-only",
+];
+
+/// Values of shell variables a command line uses: `$thread` of a `for thread in …` loop
+/// (several values) or of an assignment `time=3600` (one).
+pub(crate) type Variables = BTreeMap<String, Vec<String>>;
+
 /// Translates a sysbench command line; what is not one is an error.
-pub(crate) fn translate(command_line: &str) -> Result<Translation, String> {
+#[cfg(test)]
+fn translate(command_line: &str) -> Result<Translation, String> {
+    let mut out = translate_with(command_line, &Variables::new())?;
+    out.finish();
+    Ok(out)
+}
+
+/// Translates one sysbench command line with the shell variables known around it,
+/// without sysbench's defaults (see [`Translation::finish`]).
+pub(crate) fn translate_with(
+    command_line: &str,
+    variables: &Variables,
+) -> Result<Translation, String> {
     let words = shlex::split(command_line).ok_or("the command line has an unclosed quote")?;
     check_is_sysbench(&words)?;
     let (options, positional) = normalise(&words);
-    let mut out = Translation::default();
+    let mut out = Translation {
+        preparing: positional.iter().any(|w| w == "prepare")
+            && !positional.iter().any(|w| w == "run"),
+        ..Translation::default()
+    };
     let workload = workload(&options, &positional, &mut out)?;
     out.options.push(("workload".into(), workload));
     for (name, value) in &options {
-        translate_option(name, value, &mut out);
+        if out.preparing && !prepare_sets(name) {
+            out.prepare_only.push(format!("--{name}={value}"));
+            continue;
+        }
+        let value = resolve(name, value, variables, &mut out);
+        translate_option(name, &value, &mut out);
     }
     if let Some((seconds, rounds, round)) = out.timed {
         let warmup = options
             .get("warmup-time")
             .and_then(|w| w.parse::<u64>().ok());
         out.notes.push(time_note(seconds, rounds, round, warmup));
-    }
-    for (option, value) in SYSBENCH_DEFAULTS {
-        if !out.options.iter().any(|(name, _)| name == option) && !out.mentions(option) {
-            out.options.push((option.to_string(), value.to_string()));
-            out.notes.push(format!(
-                "--{option} {value}: sysbench's default, since the command line does not set it"
-            ));
-        }
     }
     for word in positional
         .iter()
@@ -146,20 +186,81 @@ pub(crate) fn translate(command_line: &str) -> Result<Translation, String> {
                 .push((other.to_string(), "unknown argument".into())),
         }
     }
-    if !out
-        .connection
-        .iter()
-        .any(|(key, _)| key == "host" || key == "socket")
-    {
-        out.connection
-            .insert(0, ("host".into(), quote("127.0.0.1")));
-        out.notes.push(
+    Ok(out)
+}
+
+/// Whether option `name` on a `prepare` line sets something the run uses: the data, the
+/// connection, the workload's name. A password is kept, to be masked as on any line.
+fn prepare_sets(name: &str) -> bool {
+    let stripped = name.strip_prefix("oltp-").unwrap_or(name);
+    DATA_OPTIONS.contains(&name)
+        || DATA_OPTIONS.contains(&stripped)
+        || name.starts_with("mysql-")
+        || is_secret(name)
+}
+
+/// `value` with a shell variable replaced by what the script gives it: a loop's values
+/// become a thread list (`--threads 16,32,64`), an assignment its one value. A variable
+/// with several values anywhere but the threads stays unresolved.
+fn resolve(name: &str, value: &str, variables: &Variables, out: &mut Translation) -> String {
+    let variable = value
+        .strip_prefix("${")
+        .and_then(|v| v.strip_suffix('}'))
+        .or_else(|| value.strip_prefix('$'));
+    let Some(values) = variable.and_then(|v| variables.get(v)) else {
+        return value.to_string();
+    };
+    let threads = matches!(name, "threads" | "num-threads");
+    match values.as_slice() {
+        [one] => one.clone(),
+        many if threads => {
+            out.notes.push(format!(
+                "--threads {}: the shell loop over {} ({}) becomes one run that sweeps the levels, each level compared on both sides",
+                many.join(","),
+                value,
+                many.join(" ")
+            ));
+            many.join(",")
+        }
+        _ => value.to_string(),
+    }
+}
+
+impl Translation {
+    /// Adds what a translation says out loud when the command lines leave it implicit:
+    /// sysbench's defaults, and a host.
+    pub(crate) fn finish(&mut self) {
+        let out = self;
+        for (option, value) in SYSBENCH_DEFAULTS {
+            if !out.options.iter().any(|(name, _)| name == option) && !out.mentions(option) {
+                out.options.push((option.to_string(), value.to_string()));
+                out.notes.push(format!(
+                    "--{option} {value}: sysbench's default, since the command line does not set it"
+                ));
+            }
+        }
+        if !out
+            .connection
+            .iter()
+            .any(|(key, _)| key == "host" || key == "socket")
+        {
+            out.connection
+                .insert(0, ("host".into(), quote("127.0.0.1")));
+            out.notes.push(
             "host = \"127.0.0.1\": the command line names no host; sysbench's default, localhost, \
              is the server's Unix socket, so set socket = \"/path/mysqld.sock\" instead to match it"
                 .into(),
         );
+        }
+        if !out.prepare_only.is_empty() {
+            out.notes.push(format!(
+                "{}: on the prepare line, these only change how sysbench's prepare runs (it \
+             loads the data and measures nothing); they are not measured settings and are \
+             not carried over",
+                out.prepare_only.join(" ")
+            ));
+        }
     }
-    Ok(out)
 }
 
 /// Refuses what is not a sysbench command line: nothing at all, or another program.
@@ -462,48 +563,21 @@ impl Translation {
             .iter()
             .any(|(text, _)| source_names.iter().any(|n| text.starts_with(n)))
     }
-
-    /// The text printed by `abtest from-sysbench`.
-    pub(crate) fn render(&self) -> String {
-        let mut out = String::from("# abtest workload options\n");
-        let options: Vec<String> = self
-            .options
-            .iter()
-            .map(|(k, v)| format!("--{k} {v}"))
-            .collect();
-        let _ = writeln!(out, "{}", options.join(" "));
-        if !self.connection.is_empty() {
-            out.push_str("\n# profile stub (add [server.options] or keep [connection] for an external server)\n[connection]\n");
-            for (key, value) in &self.connection {
-                let _ = writeln!(out, "{key} = {value}");
-            }
-            if self.connection.iter().any(|(k, _)| k == "password_env") {
-                out.push_str(
-                    "# the password on the command line was not copied: export ABTEST_PASSWORD\n",
-                );
-            }
-        }
-        if !self.unmapped.is_empty() {
-            out.push_str("\n# not mapped\n");
-            for (option, why) in &self.unmapped {
-                let _ = writeln!(out, "#   {option}: {why}");
-            }
-        }
-        if !self.notes.is_empty() {
-            out.push_str("\n# notes\n");
-            for note in &self.notes {
-                let _ = writeln!(out, "#   {note}");
-            }
-        }
-        out
-    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn options(t: &Translation) -> String {
+    /// What `abtest from-sysbench` prints for one translation.
+    fn render(t: &Translation) -> String {
+        let command = crate::sysbench::whole::command(t, "baseline.toml", "variant.toml");
+        let profiles = crate::sysbench::whole::profiles(t);
+        crate::sysbench::whole::render(&[(command, t)], Some(&profiles))
+    }
+
+    /// The options of a translation as they are typed.
+    pub(crate) fn options(t: &Translation) -> String {
         t.options
             .iter()
             .map(|(k, v)| format!("--{k} {v}"))
@@ -528,7 +602,7 @@ mod tests {
             t.connection
                 .contains(&("password_env".into(), "\"ABTEST_PASSWORD\"".into()))
         );
-        assert!(!t.render().contains("=root --") && !t.render().contains("\"root\"\npassword"));
+        assert!(!render(&t).contains("=root --") && !render(&t).contains("\"root\"\npassword"));
         let unmapped: Vec<&str> = t.unmapped.iter().map(|(o, _)| o.as_str()).collect();
         assert!(
             unmapped.contains(&"--max-time=$time") && unmapped.contains(&"--num-threads=$thread"),
@@ -543,11 +617,19 @@ mod tests {
         let prepare = "sysbench --db-driver=mysql --mysql-host=172.16.1.10 --mysql-port=3306 --mysql-user=root \
             --mysql-password=123456 --mysql-db=sbtest --table_size=25000 --tables=250 --events=0 --time=600 oltp_read_write prepare";
         let t = translate(prepare).unwrap();
+        // The prepare line's --time=600 measures nothing: no rounds come of it.
         assert_eq!(
             options(&t),
-            "--workload oltp_read_write --table-size 25000 --tables 250 --rounds 10 --round-time 60s --threads 1 --rand-type special"
+            "--workload oltp_read_write --table-size 25000 --tables 250 --threads 1 --rand-type special"
         );
-        assert!(!t.render().contains("123456"));
+        assert!(
+            t.notes
+                .iter()
+                .any(|n| n.starts_with("--events=0 --time=600: on the prepare line")),
+            "{:?}",
+            t.notes
+        );
+        assert!(!render(&t).contains("123456"));
         let run = "sysbench --db-driver=mysql  --mysql-host=172.16.1.10 --mysql-port=3306 --mysql-user=root \
             --mysql-password=123456 --mysql-db=sbtest --table_size=25000 --tables=250 --events=0 --time=120 \
             --threads=8 --percentile=95 --report-interval=1 oltp_read_write run";
@@ -568,7 +650,7 @@ mod tests {
         let t =
             translate("sysbench oltp_point_select --mysql-password s3cr3t-value --threads=4 run")
                 .unwrap();
-        let shown = format!("{}{:?}{:?}", t.render(), t.unmapped, t.notes);
+        let shown = format!("{}{:?}{:?}", render(&t), t.unmapped, t.notes);
         assert!(!shown.contains("s3cr3t-value"), "{shown}");
         assert!(
             t.connection
@@ -625,7 +707,7 @@ mod tests {
             t.connection
                 .contains(&("database".into(), "\"test\"".into()))
         );
-        assert!(!t.render().contains("123456"));
+        assert!(!render(&t).contains("123456"));
     }
 
     #[test]

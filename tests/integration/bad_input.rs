@@ -800,6 +800,54 @@ fn sysbench_habits_get_the_abtest_way() {
     }
 }
 
+/// sysbench's word order and spellings: each refusal names the abtest spelling of what
+/// was typed, and clap's "similar argument" (`--mysql-storage-engine` for `--mysql-host`)
+/// never comes before it.
+#[test]
+fn sysbench_spellings_are_answered_with_the_abtest_spelling_first() {
+    let sandbox = Sandbox::new();
+    let sides = ["--baseline", "a.toml", "--variant", "b.toml"];
+    for (args, needle) in [
+        (
+            &["oltp_read_write", "run"][..],
+            "in abtest: abtest --baseline a.toml --variant b.toml --workload oltp_read_write\n",
+        ),
+        (
+            &["--threads", "8", "16"][..],
+            "--threads 8 16: abtest reads the thread levels as one list, separated by commas: --threads 8,16",
+        ),
+        (
+            &["--max-tps-loss", "-5%"][..],
+            "--max-tps-loss -5%: a tolerance is the size of the loss you accept, written positive: --max-tps-loss 5%",
+        ),
+        (
+            &["--mysql-host=db1"][..],
+            "here: [connection] host = \"db1\"",
+        ),
+        (&["--events", "1000"][..], "not a count of events"),
+    ] {
+        let mut line = sides.to_vec();
+        line.extend_from_slice(args);
+        let output = sandbox.run(&line);
+        let (_, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("similar argument") && !stderr.contains("--mysql-storage-engine"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("--segment") && !stderr.contains("to pass '-5'"),
+            "{args:?}: {stderr}"
+        );
+        let refused = stderr.find("error:").unwrap();
+        assert!(
+            refused < stderr.find("hint (from sysbench)").unwrap(),
+            "{stderr}"
+        );
+    }
+}
+
 #[test]
 fn a_server_that_refuses_the_connection_is_named_with_the_fix() {
     let sandbox = Sandbox::new();

@@ -177,6 +177,7 @@ fn runnable(words: &[String], sandbox: &Sandbox, number: usize) -> Vec<String> {
         "--html",
         "--csv",
         "--junit",
+        "--write",
     ];
     while let Some(word) = iter.next() {
         out.push(word.clone());

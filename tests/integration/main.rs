@@ -22,6 +22,7 @@ mod query_classes;
 mod reports;
 mod restore;
 mod safety;
+mod scripts;
 mod secrets;
 mod security;
 mod segments;

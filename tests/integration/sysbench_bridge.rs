@@ -107,19 +107,33 @@ const SYSBENCH_LINES: &[&str] = &[
     "sysbench oltp_read_only --threads=4 --time=60 --rand-type=uniform --mysql-ssl=on run",
 ];
 
-/// from-sysbench's output for `line`: the options line and the profile stub.
+/// The workload options of the first command from-sysbench printed: its words after
+/// `abtest --baseline baseline.toml --variant variant.toml`.
+fn command_options(stdout: &str) -> Vec<String> {
+    let command = stdout
+        .lines()
+        .find(|l| l.starts_with("abtest --baseline baseline.toml --variant variant.toml "))
+        .unwrap_or_else(|| panic!("no command: {stdout}"));
+    command
+        .split_whitespace()
+        .skip(5)
+        .map(String::from)
+        .collect()
+}
+
+/// from-sysbench's output for `line`: the command's options and the baseline's profile.
 fn from_sysbench(sandbox: &Sandbox, line: &str) -> (Vec<String>, String) {
     let output = sandbox.run(&["from-sysbench", line]);
     let (stdout, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{line}: {stderr}");
-    let options = stdout.lines().nth(1).unwrap_or_default();
     let stub: String = stdout
         .lines()
-        .skip_while(|l| *l != "[connection]")
-        .take_while(|l| !l.is_empty())
+        .skip_while(|l| *l != "# file: baseline.toml")
+        .skip(1)
+        .take_while(|l| !l.starts_with("# file: "))
         .map(|l| format!("{l}\n"))
         .collect();
-    (options.split_whitespace().map(String::from).collect(), stub)
+    (command_options(&stdout), stub)
 }
 
 #[test]
@@ -163,6 +177,129 @@ fn every_translation_pastes_back_into_abtest() {
                 "--rounds 10 --round-time 12s: sysbench measured one configuration once for 120 s"
             ),
         "{stdout}"
+    );
+}
+
+/// shared/seeds/000's script as it was pasted into the write-up: its line breaks lost,
+/// three loops over threads (one per durability setting, edited into my.cnf between).
+const SEED_000_SCRIPT: &str = r#"#!/bin/shtime=3600#0.0for thread in {16,32,64,128,256}doecho "Now the number of theads is $thread "echo " ========================================================= =================================================================================== "/bin/sh /home/linzj/ shell/mysql.sh restartsleep 30sysbench --test=oltp --mysql-host=192.168.110.100 -- mysql-port=3306 --mysql-user=root --mysql-password=root --mysql-db=sbtest1 -- oltp-num-tables=10 --oltp-table-size=500000 --report-interval=10 --max-requests=0 -- Oltp-test-mode=nontrx --oltp-nontrx-mode=select --oltp-read-only=off --max-time= $time -- num-threads= $thread runecho "======================================================================= ===================================================================== "done >> /tmp/ sysbench.log.0.0#1.1sed -i ' S/sync_relay_log=0/sync_relay_log=1/g ' /etc/my.cnf sed -i ' s/sync_binlog=0/sync_binlog=1/g ' /etc/my.cnf sed -i ' S/innodb_flush_log_at_trx_commit = 0/innodb_flush_log _at_trx_commit = 1/g ' /etc/my.cnf for thread in {32,256}doecho " now the number of theads is $thread "echo " ================================= =========================================================================================================== "/bin /sh /home/linzj/shell/mysql.sh restartsleep 30sysbench --test=oltp --mysql-host= 192.168.110.100 --mysql-port=3306 --mysql-user=root --mysql-password=root --mysql-db= sbtest1 --oltp-num-tables=10 --oltp-table-size=500000 --report-interval=10 -- max-requests=0 --oltp-test-mode=nontrx --oltp-nontrx-mode=select --oltp-read-only=off -- Max-time= $time --num-threads= $thread runecho "================================================================================= =========================================================== "done >> /tmp/sysbench.log.1.1# 100.2sed -i ' s/sync_relay_log=1/sync_relay_log=100/g ' /etc/my.cnfsed -i ' s/sync_ Binlog=1/sync_binlog=100/g ' /etc/my.cnfsed -i ' s/innodb_flush_log_at_trx_commit = 1/ Innodb_flush_log_at_trx_commit = 2/g ' /etc/my.cnffor thread in {32,256}doecho "now the number of theads is $thread" echo "========================== =============================================================================================================== = = = "/bin/sh /home/linzj/shell/mysql.sh restartsleep 30sysbench --test=oltp -- mysql-host=192.168.110.100 --mysql-port=3306 --mysql-user=root --mysql-password=root -- mysql-db=sbtest1 --oltp-num-tables=10 --oltp-table-size=500000 --report-interval=10 --max-requests=0 -- Oltp-test-mode=nontrx --oltp-nontrx-mode=select --oltp-read-only=off --max-time= $time -- num-threads= $thread runecho "======================================================================= ===================================================================== "done >> /tmp/ sysbench.log.100.2"#;
+
+/// What the seeds' readers would paste: whole scripts and the prepare and run lines of
+/// each write-up (shared/seeds/000–004).
+const SEED_TEXTS: &[&str] = &[
+    SEED_000_SCRIPT,
+    "sysbench --db-driver=mysql --mysql-host=172.16.1.10 --mysql-port=3306 --mysql-user=root --mysql-password=123456 --mysql-db=sbtest --table_size=25000 --tables=250 --events=0 --time=600  oltp_read_write prepare
+sysbench --db-driver=mysql  --mysql-host=172.16.1.10 --mysql-port=3306 --mysql-user=root --mysql-password=123456 --mysql-db=sbtest --table_size=25000 --tables=250 --events=0 --time=120   --threads=8 --percentile=95 --report-interval=1 oltp_read_write run",
+    "sysbench --test=oltp --oltp-table-size=25000000 --mysql-user=root --db-driver=mysql --mysql-password= prepare |
+sysbench --db-driver=mysql --num-threads=64 --max-requests=0 --db-driver=mysql --test=oltp --mysql-table-engine=innodb --oltp-table-size=25000000 --max-time=300 --mysql-engine-trx=yes --mysql-user=root --mysql-password= run |",
+    "sysbench  --test=oltp --mysql-table-engine=innodb --oltp-table-size=10000000 --max-requests=0 --max-time=900 --num-threads=512 --mysql-host=10.8.8.100 --mysql-port=3308 --mysql-user=admin --mysql-password=123456  --mysql-db=test run",
+    "for thread in 16 32 64; do\n  sysbench oltp_read_write --threads=$thread --time=60 --mysql-host=db1 run > run.$thread.log\ndone",
+];
+
+/// Each seed comes back as a whole: commands that run, as printed, against the profiles
+/// `--write` put on disk, which hold no password.
+#[test]
+fn every_seed_becomes_a_runnable_whole() {
+    let sandbox = Sandbox::new();
+    for (index, seed) in SEED_TEXTS.iter().enumerate() {
+        let dir = format!("whole{index}");
+        let output = sandbox.run(&[
+            "from-sysbench",
+            "--write",
+            sandbox.path(&dir).to_str().unwrap(),
+            seed,
+        ]);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{seed}: {stderr}");
+        for file in ["baseline.toml", "variant.toml"] {
+            let profile = std::fs::read_to_string(sandbox.path(&dir).join(file)).unwrap();
+            assert!(
+                profile.contains("[connection]")
+                    && (profile.contains("password_env") || !seed.contains("password")),
+                "{profile}"
+            );
+            for secret in ["123456", "\"root\"\npassword ="] {
+                assert!(
+                    !profile.contains(secret) && !stdout.contains(secret),
+                    "{profile}"
+                );
+            }
+            assert!(stderr.contains(&format!(
+                "wrote {}",
+                sandbox.path(&dir).join(file).display()
+            )));
+        }
+        let commands: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.starts_with("abtest "))
+            .collect();
+        assert!(!commands.is_empty(), "{stdout}");
+        for command in commands {
+            let words = shlex::split(command).unwrap();
+            let output = sandbox
+                .abtest()
+                .args(&words[1..])
+                .arg("--dry-run")
+                .env("ABTEST_PASSWORD", "from-the-environment")
+                .output()
+                .unwrap();
+            let (plan, stderr) = text(&output);
+            assert_eq!(output.status.code(), Some(0), "{command}\n{stderr}");
+            assert!(plan.contains("workload  "), "{plan}");
+        }
+    }
+    // The loops fold into thread lists, one command per loop that differs.
+    let output = sandbox.run(&["from-sysbench", SEED_000_SCRIPT]);
+    let stdout = text(&output).0;
+    let threads: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("abtest "))
+        .map(|l| {
+            l.split("--threads ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(threads, ["16,32,64,128,256", "32,256"], "{stdout}");
+    assert!(stdout.contains("--round-time 360s"), "{stdout}");
+    // A profile on disk is never replaced.
+    let again = sandbox.run(&[
+        "from-sysbench",
+        "--write",
+        sandbox.path("whole1").to_str().unwrap(),
+        SEED_TEXTS[1],
+    ]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        text(&again).1.contains("baseline.toml exists"),
+        "{}",
+        text(&again).1
+    );
+}
+
+/// A prepare line's options that only shape the prepare (seed 002's --time=600) are
+/// named as such, never reported as a measured time.
+#[test]
+fn a_prepare_line_is_not_a_measurement() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&["from-sysbench", SEED_TEXTS[1].lines().next().unwrap()]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stdout.contains("600 s") && !stdout.contains("--rounds"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("--events=0 --time=600: on the prepare line, these only change how sysbench's prepare runs"),
+        "{stdout}"
+    );
+    assert!(
+        command_options(&stdout)
+            .join(" ")
+            .contains("--table-size 25000 --tables 250")
     );
 }
 
@@ -269,8 +406,8 @@ fn translated_run_times_are_what_the_dry_run_estimates() {
         let output = sandbox.run(&["from-sysbench", sysbench]);
         let (stdout, stderr) = text(&output);
         assert_eq!(output.status.code(), Some(0), "{sysbench}: {stderr}");
-        let options: Vec<&str> = stdout.lines().nth(1).unwrap().split(' ').collect();
-        assert!(options.contains(&"--rounds"), "{stdout}");
+        let options = command_options(&stdout);
+        assert!(options.contains(&"--rounds".to_string()), "{stdout}");
         let said = stdout
             .split("so the rounds of both sides take ")
             .nth(1)
@@ -283,7 +420,7 @@ fn translated_run_times_are_what_the_dry_run_estimates() {
             "profiles/mariadb.toml",
             "--dry-run",
         ];
-        args.extend(&options);
+        args.extend(options.iter().map(String::as_str));
         let dry = sandbox.run(&args);
         let (plan, stderr) = text(&dry);
         assert_eq!(dry.status.code(), Some(0), "{sysbench}: {stderr}");
