@@ -5,8 +5,9 @@
 # the new side instead of new.toml's basedir.
 set -euo pipefail
 cd "$(dirname "$0")"
-ABTEST=${ABTEST:-../../target/release/abtest}
-[ -x "$ABTEST" ] || (cd ../.. && cargo build --release --quiet)
+# shellcheck source=../../scripts/find-abtest.sh
+source ../../scripts/find-abtest.sh
+find_abtest
 new=new.toml
 if [ $# -gt 0 ]; then
   [ -d "$1" ] || { echo "run.sh: $1 is not a directory; give the new install's top directory" >&2; exit 2; }
