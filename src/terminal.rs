@@ -173,14 +173,17 @@ pub(crate) fn wrap(text: &str, columns: Option<u16>) -> String {
     if text.chars().count() <= columns {
         return text.to_string();
     }
+    // A bullet's later lines hang under its text.
+    let hang = if text.starts_with("- ") { "  " } else { "" };
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in units(text) {
         let needed = line.chars().count() + 1 + word.chars().count();
         if !line.is_empty() && needed > columns {
             lines.push(std::mem::take(&mut line));
+            line.push_str(hang);
         }
-        if !line.is_empty() {
+        if !line.trim_start().is_empty() {
             line.push(' ');
         }
         line.push_str(&word);
@@ -334,6 +337,15 @@ mod tests {
         assert_eq!(wrap(text, None), text);
         let wrapped = wrap("costs 68.8–90.4 % at 900 threads", Some(16));
         assert!(wrapped.lines().all(|l| !l.starts_with('%')), "{wrapped}");
+        let bullet = wrap(
+            "- Run longer: about 137 rounds per side would decide",
+            Some(20),
+        );
+        assert!(
+            bullet.lines().skip(1).all(|l| l.starts_with("  ")),
+            "{bullet}"
+        );
+        assert!(bullet.lines().all(|l| l.chars().count() <= 20), "{bullet}");
     }
 
     #[test]

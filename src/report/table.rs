@@ -117,7 +117,7 @@ fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
         };
         out.push_str(&format!(
             "{}\n",
-            fitted(
+            fitted_full(
                 &mut level_table(view, &block(Family::Confirmatory), color),
                 columns
             )
@@ -127,7 +127,7 @@ fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
             out.push_str(&format!(
                 "{}\n{}\n",
                 sections::EXPLANATORY_TITLE,
-                fitted(&mut level_table(view, &explanatory, color), columns)
+                fitted_full(&mut level_table(view, &explanatory, color), columns)
             ));
         }
         if let Some(run) = view.run {
@@ -142,7 +142,7 @@ fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
     if levels.len() > 1 {
         out.push_str(&format!(
             "sweep summary\n{}\n",
-            fitted(&mut sweep_table(view, color), columns)
+            fitted_full(&mut sweep_table(view, color), columns)
         ));
     }
     let fit = |text: &str| format!("{}\n", crate::terminal::wrap(text, columns));
@@ -157,7 +157,7 @@ fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
         for row in sections::looks_rows(record) {
             looks.add_row(row.to_vec());
         }
-        out.push_str(&format!("looks\n{}\n", fitted(&mut looks, columns)));
+        out.push_str(&format!("looks\n{}\n", fitted_full(&mut looks, columns)));
         if let Some(reason) = &record.stopped {
             out.push_str(&fit(&format!("stopped: {reason}")));
         }
@@ -229,17 +229,55 @@ fn level_table(view: &ReportView<'_>, comparisons: &[&Comparison], color: bool) 
         row.push(styled(Cell::new(judgement(c)), c, color));
         table.add_row(row);
     }
-    keep_verdicts_whole(&mut table);
     table
 }
 
-/// A verdict column never narrower than its longest word: a wrapped table reads
-/// "INCONCLUSIVE", never "INCONCLUS" above "IVE".
-fn keep_verdicts_whole(table: &mut Table) {
-    if let Some(column) = table.column_iter_mut().last() {
-        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(
-            "INCONCLUSIVE".len() as u16 + 2,
-        )));
+/// A full table within `columns`: whole when it fits; else drawn with horizontal lines
+/// only (the vertical borders cost a tenth of a 100-column line) and wrapped at spaces,
+/// every column at least as wide as its longest word, so a wrapped table reads
+/// "INCONCLUSIVE" and "tolerance)", never "INCONCLUS" above "IVE".
+fn fitted_full(table: &mut Table, columns: Option<u16>) -> String {
+    let whole = fitted(table, None);
+    let fits = |text: &str, width: u16| {
+        text.lines()
+            .all(|l| l.chars().count() <= usize::from(width))
+    };
+    match columns {
+        Some(width) if !fits(&whole, width) => {
+            table.load_style(presets::UTF8_HORIZONTAL_ONLY);
+            keep_words_whole(table);
+            fitted(table, columns)
+        }
+        _ => whole,
+    }
+}
+
+/// Each column at least as wide as its longest word, header included.
+fn keep_words_whole(table: &mut Table) {
+    let longest = |cells: Vec<String>| {
+        cells
+            .iter()
+            .flat_map(|cell| cell.split_whitespace().map(|w| w.chars().count()))
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..table.column_count())
+        .map(|i| {
+            let header = table
+                .header()
+                .and_then(|h| h.cell_iter().nth(i))
+                .map(|c| c.content());
+            let cells = table
+                .row_iter()
+                .filter_map(|row| row.cell_iter().nth(i).map(|c| c.content()))
+                .chain(header)
+                .collect();
+            longest(cells)
+        })
+        .collect();
+    for (column, width) in table.column_iter_mut().zip(widths) {
+        let width = u16::try_from(width + 2).unwrap_or(u16::MAX);
+        column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(width)));
     }
 }
 
@@ -262,7 +300,7 @@ fn classes_table(
     for row in rows.iter().take(CLASSES_SHOWN) {
         table.add_row(row.clone());
     }
-    let mut out = format!("{}\n{}\n", classes::TITLE, fitted(&mut table, columns));
+    let mut out = format!("{}\n{}\n", classes::TITLE, fitted_full(&mut table, columns));
     if rows.len() > CLASSES_SHOWN {
         out.push_str(&format!(
             "… and {} more query classes: see the Markdown or HTML report, or the results file\n",

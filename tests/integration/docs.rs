@@ -37,21 +37,25 @@ struct Documented {
     env: Vec<(String, String)>,
 }
 
-/// The command lines in code blocks (indented or fenced) of `file` that start with
-/// `abtest` (after an optional `$ `), joined over `\` continuations and open quotes,
+/// The command lines in code blocks (indented or fenced; a ```` ```text ```` block is
+/// output, never run) of `file` that start with `abtest` (after an optional `$ `), joined over `\` continuations and open quotes,
 /// without trailing `# comments`; inside a shell `for` loop, once per value.
 fn documented_commands(file: &Path, dir: &Path) -> Vec<Documented> {
     let text = std::fs::read_to_string(file).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let mut commands = Vec::new();
-    let (mut fenced, mut index) = (false, 0);
+    let (mut fenced, mut output, mut index) = (false, false, 0);
     let mut shell_loop: Option<Loop> = None;
     let mut env: Vec<(String, String)> = Vec::new();
     while index < lines.len() {
         let line = lines[index];
         index += 1;
-        if line.trim_start().starts_with("```") {
+        if let Some(info) = line.trim_start().strip_prefix("```") {
             fenced = !fenced;
+            output = fenced && info.trim() == "text";
+            continue;
+        }
+        if output {
             continue;
         }
         let code = fenced || line.starts_with("    ");
@@ -320,7 +324,11 @@ fn the_options_tables_and_help_list_the_same_options() {
             // `check` takes the run's options, as its section says: it lists them all.
             Some(command) if command == "check" => {
                 let check = text(&sandbox.run(&["check", "--help"])).0;
-                assert_eq!(help_options(&check), help_options(&help), "abtest check --help");
+                assert_eq!(
+                    help_options(&check),
+                    help_options(&help),
+                    "abtest check --help"
+                );
                 (documented.clone(), "abtest check --help".to_string())
             }
             Some(command) => {

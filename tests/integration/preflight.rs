@@ -162,7 +162,12 @@ fn check_logs_in_to_external_servers_and_reads_their_grants_and_limits() {
     }
     // With --dry-run, check connects to nothing: the wrong password is not tried.
     let output = sandbox.run(&[
-        "check", "--baseline", &good, "--variant", &wrong, "--dry-run",
+        "check",
+        "--baseline",
+        &good,
+        "--variant",
+        &wrong,
+        "--dry-run",
     ]);
     let (stdout, stderr) = text(&output);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
