@@ -305,12 +305,10 @@ impl<'a> ReportView<'a> {
             .filter_map(|c| {
                 let power = c.power.filter(|p| p.cv > 0.0)?;
                 let unit = c.unit.noun();
+                // With a tolerance, the rounds that would decide are the next steps'
+                // figure, from the interval the verdict read: one figure, not two.
                 let needed = match (power.rounds_needed, c.tolerance_pct) {
-                    (Some(n), Some(t)) => format!(
-                        "; about {n} {unit}s per side would decide at the {} % tolerance if the \
-                         variant changed nothing",
-                        format::percent_figure(t)
-                    ),
+                    (_, Some(_)) => String::new(),
                     (Some(n), None) => {
                         format!("; about {n} {unit}s per side would detect the observed change")
                     }

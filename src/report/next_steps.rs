@@ -4,8 +4,8 @@
 //! budget saw, with the option that reduces it. An undecided answer that says only
 //! "undecided" leaves a DBA guessing whether to run twice as long or a hundred times.
 //!
-//! The budget is `budget`'s. The power notes answer a different question (the run that would decide if the
-//! variant changed nothing) and say so.
+//! The budget is `budget`'s; with a tolerance, the power notes give only the noise and
+//! the change the run could detect, so the report carries one figure for "how long".
 
 use std::time::Duration;
 

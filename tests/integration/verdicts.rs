@@ -267,6 +267,11 @@ fn an_inconclusive_answer_says_what_would_decide_it() {
             "{format}: {stdout}"
         );
         assert!(stdout.contains("--rounds 137"), "{format}: {stdout}");
+        // One figure for how long: the power note gives no second rounds-to-decide.
+        assert!(
+            !stdout.contains("would decide at the"),
+            "{format}: {stdout}"
+        );
         // The fixture's noise budget: rounds after a switch of side ran faster.
         assert!(
             stdout.contains("Biggest noise source: a round right after a switch of side"),
