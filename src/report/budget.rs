@@ -1,7 +1,9 @@
 //! The run that would likely decide an undecided comparison. The interval the verdict
 //! read has a half-width that shrinks about as 1/√n, so the run that would decide — if
-//! the change stays where it is — is the one whose half-width has shrunk to the distance
-//! between the estimate and the tolerance. Read by the headline and the next steps.
+//! the change stays where it is — is the one whose reach from the estimate towards the
+//! tolerance has shrunk to the distance between the two. The estimate is the table's, and
+//! the reach is the interval's side that faces the tolerance (a ratio's interval is
+//! lopsided, so its midpoint is not the estimate). Read by the headline and the next steps.
 
 use crate::stats::compare::Comparison;
 use crate::stats::metric::Metric;
@@ -29,7 +31,8 @@ pub(crate) struct Undecided<'a> {
     pub(crate) comparison: &'a Comparison,
     /// Values per side the interval came from.
     pub(crate) n: usize,
-    /// The interval's middle and half-width, in % (points for a rate).
+    /// The estimate the table shows, and how far the interval reaches from it towards the
+    /// tolerance, in % (points for a rate).
     pub(crate) middle: f64,
     pub(crate) half: f64,
     /// Values per side at which the half-width reaches the tolerance; `None` beyond
@@ -57,7 +60,18 @@ fn undecided(c: &Comparison) -> Option<Undecided<'_>> {
         tolerance
     };
     let n = c.baseline.n.min(c.variant.n);
-    let (middle, half) = ((lo + hi) / 2.0, (hi - lo) / 2.0);
+    // The estimate the table shows, and the reach of the interval from it towards the
+    // tolerance: the side that must clear it (a ratio's interval is lopsided).
+    let middle = if c.change_pct.is_finite() && (lo..=hi).contains(&c.change_pct) {
+        c.change_pct
+    } else {
+        (lo + hi) / 2.0
+    };
+    let half = if boundary < middle {
+        middle - lo
+    } else {
+        hi - middle
+    };
     let times = (half / (middle - boundary).abs()).powi(2);
     let needed = (times.is_finite() && times <= MOST_TIMES)
         .then(|| ((n as f64 * times).ceil() as usize).max(n + 1));

@@ -35,7 +35,8 @@ fn budget_line(view: &ReportView<'_>, u: &Undecided<'_>) -> String {
     let tolerance = decision::tolerance_name(c, c.tolerance_pct.unwrap_or_default());
     let unit = if c.metric.is_rate() { "points" } else { "%" };
     let observed = format!(
-        "at {} per side the {} interval the verdict read is {:+.1} ± {:.1} {unit}",
+        "at {} per side the {} change is {:+.1} {unit} and the interval the verdict read \
+         reaches {:.1} {unit} from it towards the tolerance",
         c.unit.count(u.n),
         c.metric.spoken(),
         u.middle,
@@ -196,6 +197,7 @@ mod tests {
         // ±6 around −2 against −5: the half-width must shrink to 3, a quarter of the
         // variance, so four times the rounds.
         c.verdict = Some(Verdict::Inconclusive);
+        c.change_pct = -2.0;
         c.verdict_ci_pct = Some([-8.0, 4.0]);
         let n = c.baseline.n.min(c.variant.n);
         results.judgement.verdict = Some(Verdict::Inconclusive);
@@ -219,10 +221,29 @@ mod tests {
         let mut results = fixture();
         let c = &mut results.judgement.comparisons[0];
         c.verdict = Some(Verdict::Inconclusive);
+        c.change_pct = -5.0;
         c.verdict_ci_pct = Some([-9.0, -1.0]);
         results.judgement.verdict = Some(Verdict::Inconclusive);
         let view = ReportView::of_results(&results);
         assert!(lines(&view)[0].starts_with("No affordable run decides"));
+    }
+
+    #[test]
+    fn a_lopsided_interval_is_read_from_the_estimate_towards_the_tolerance() {
+        let mut results = fixture();
+        let c = &mut results.judgement.comparisons[0];
+        // The estimate −2 against −5, an interval long on the far side.
+        c.verdict = Some(Verdict::Inconclusive);
+        c.change_pct = -2.0;
+        c.verdict_ci_pct = Some([-8.0, 16.0]);
+        let n = c.baseline.n.min(c.variant.n);
+        results.judgement.verdict = Some(Verdict::Inconclusive);
+        let view = ReportView::of_results(&results);
+        let first = &lines(&view)[0];
+        // From the estimate: reach 6 towards −5, distance 3: four times the rounds. From
+        // the midpoint (+4 ± 12, distance 9) it would have been (12/9)² ≈ 1.8 times.
+        assert!(first.contains(&format!("--rounds {}", 4 * n)), "{first}");
+        assert!(first.contains("change is -2.0 %"), "{first}");
     }
 
     #[test]
