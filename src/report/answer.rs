@@ -10,11 +10,18 @@ use crate::stats::metric::Metric;
 
 /// The rows of the answer: TPS at every level, and every comparison a tolerance judged.
 pub(crate) fn comparisons<'a>(view: &ReportView<'a>) -> Vec<&'a Comparison> {
-    view.comparisons
+    // Every comparison a tolerance judged, whatever its family (the error rate is
+    // explanatory, yet its limit decides), and TPS; level by level.
+    let mut rows: Vec<&Comparison> = view
+        .comparisons
         .iter()
-        .filter(|c| c.family == Family::Confirmatory)
-        .filter(|c| c.metric == Metric::Tps || c.tolerance_pct.is_some())
-        .collect()
+        .filter(|c| {
+            (c.family == Family::Confirmatory && c.metric == Metric::Tps)
+                || c.tolerance_pct.is_some()
+        })
+        .collect();
+    rows.sort_by_key(|c| c.threads);
+    rows
 }
 
 /// The columns the rows need: the metric only when a row is not TPS, the deciding

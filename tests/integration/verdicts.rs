@@ -483,3 +483,30 @@ fn a_run_that_did_not_finish_is_partial_never_go() {
     let output = sandbox.run(&["report", RUN, "--max-tps-loss", "45%"]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output).1);
 }
+
+#[test]
+fn the_answer_has_a_row_for_every_tolerance_that_decided() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.run(&[
+        "report",
+        "examples/thread-pool/results.json",
+        "--max-tps-loss",
+        "5%",
+        "--max-error-rate",
+        "1",
+    ]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    // The answer is everything before the first blank line; the error rate is an
+    // explanatory metric, yet its limit decided, so it has its rows there.
+    let answer: Vec<&str> = stdout.lines().take_while(|l| !l.is_empty()).collect();
+    let rows = |metric: &str| {
+        answer
+            .iter()
+            .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .filter(|l| l.contains(metric))
+            .count()
+    };
+    assert_eq!(rows("error rate (%)"), 2, "{stdout}");
+    assert_eq!(rows(" TPS "), 2, "{stdout}");
+}
