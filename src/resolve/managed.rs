@@ -351,6 +351,7 @@ fn check_option_values(
         let valid = check
             .accepted_values(&refused.name)
             .map(|values| format!("use one of: {values}"))
+            .or_else(|| refused.takes.map(|values| format!("use {values}")))
             .unwrap_or_else(|| {
                 format!(
                     "fix the value (see `{} --verbose --help`)",
@@ -364,9 +365,10 @@ fn check_option_values(
             .unwrap_or_default();
         let refusal = |shown: &str| {
             format!(
-                "{} refuses `{shown} = \"{}\"`{reason} and would not start; {valid}",
+                "{} refuses `{shown} = \"{}\"`{reason} and {}; {valid}",
                 binary.display(),
-                refused.value
+                refused.value,
+                refused.consequence
             )
         };
         return Err(match profile_key_for(options, &refused.name) {
@@ -384,6 +386,26 @@ fn check_option_values(
                 )
             }
         });
+    }
+    if let Some(said) = check.plugins_not_loaded.first() {
+        let key = [
+            "plugin_load_add",
+            "plugin_load",
+            "plugin-load-add",
+            "plugin-load",
+        ]
+        .into_iter()
+        .find(|key| options.contains_key(*key))
+        .unwrap_or("");
+        return Err(loaded.error_at_key(
+            "server.options",
+            key,
+            &format!(
+                "{} cannot load a plugin and would start without it: {said}; check the \
+                 plugin's name (the file in the server's plugin_dir, without .so)",
+                binary.display()
+            ),
+        ));
     }
     if let Some(said) = check.other_errors.first() {
         return Err(loaded.error_at_key(

@@ -18,6 +18,8 @@ pub(crate) struct ValueCheck {
     pub(crate) refused: Vec<Refused>,
     /// Values it changed to fit (`unsigned value 7 adjusted to 3`), as it said them.
     pub(crate) adjusted: Vec<String>,
+    /// Plugins it could not load, as it said it: it starts without them.
+    pub(crate) plugins_not_loaded: Vec<String>,
     /// Any other error it printed while it failed (exit status not 0), for a message
     /// when no value is named.
     pub(crate) other_errors: Vec<String>,
@@ -37,6 +39,10 @@ pub(crate) struct Refused {
     pub(crate) value: String,
     /// The reason it gave on the line before, if any (`Unknown suffix 'a' used for …`).
     pub(crate) reason: Option<String>,
+    /// What the server does with it: "would not start", or starts without the setting.
+    pub(crate) consequence: &'static str,
+    /// The values it takes, when its message says (`ON or OFF` for a boolean).
+    pub(crate) takes: Option<&'static str>,
 }
 
 /// Runs `binary --no-defaults <args> --verbose --help` and reads what it said; `None` when
@@ -124,7 +130,15 @@ fn read_stderr(stderr: &str) -> ValueCheck {
                 name: name.replace('-', "_"),
                 value,
                 reason: reason.take(),
+                consequence: "would not start",
+                takes: None,
             });
+        } else if let Some(refused) = ignored_value(text) {
+            // A boolean it does not recognise, or a value it ignores: the server would
+            // start without the setting under test, which is a refusal too.
+            check.refused.push(refused);
+        } else if level == "[ERROR]" && is_plugin_failure(text) {
+            check.plugins_not_loaded.push(text.to_string());
         } else if level == "[Warning]" && text.contains(" adjusted to ") {
             check.adjusted.push(text.to_string());
         } else if level == "[ERROR]" && !text.starts_with("Parsing options for plugin") {
@@ -133,6 +147,44 @@ fn read_stderr(stderr: &str) -> ValueCheck {
         }
     }
     check
+}
+
+/// A value mariadbd starts without, from its warning: "option 'NAME': boolean value
+/// 'V' wasn't recognized. Set to OFF." or "ignoring option '--NAME' due to invalid value
+/// 'V'".
+fn ignored_value(text: &str) -> Option<Refused> {
+    let (name, value) = if text.contains("wasn't recognized") {
+        (
+            quoted_after(text, "option '")?,
+            quoted_after(text, "value '")?,
+        )
+    } else if text.contains("due to invalid value") {
+        (
+            quoted_after(text, "ignoring option '--")?,
+            quoted_after(text, "invalid value '")?,
+        )
+    } else {
+        return None;
+    };
+    let boolean = text.contains("boolean value");
+    Some(Refused {
+        name: name.replace('-', "_"),
+        value,
+        reason: Some(text.to_string()),
+        consequence: "would start without this setting",
+        takes: boolean.then_some("ON or OFF (1 or 0)"),
+    })
+}
+
+/// A plugin mariadbd could not load: it goes on starting without it.
+fn is_plugin_failure(text: &str) -> bool {
+    text.starts_with("Couldn't load plugins from") || text.contains("Can't open shared library")
+}
+
+/// The text between `marker` and the next `'`.
+fn quoted_after(text: &str, marker: &str) -> Option<String> {
+    let rest = &text[text.find(marker)? + marker.len()..];
+    Some(rest[..rest.find('\'')?].to_string())
 }
 
 /// `(value, option)` of "…: Error while setting value 'V' to 'NAME'".

@@ -35,6 +35,39 @@ fn the_dry_run_refuses_an_option_value_the_server_refuses_with_the_values_it_acc
 }
 
 #[test]
+fn the_dry_run_refuses_a_value_the_server_would_start_without_and_a_plugin_it_cannot_load() {
+    let sandbox = Sandbox::new();
+    let cases = [
+        (
+            "skip_name_resolve = \"maybe\"",
+            "would start without this setting; use ON or OFF",
+        ),
+        (
+            "innodb_file_per_table = \"maybe\"",
+            "would start without this setting",
+        ),
+        (
+            "plugin_load_add = \"server_audit\"\nserver_audit_logging = \"maybe\"",
+            "`server_audit_logging = \"maybe\"`",
+        ),
+        (
+            "plugin_load_add = \"no_such_plugin\"",
+            "cannot load a plugin and would start without it",
+        ),
+    ];
+    for (options, expected) in cases {
+        let profile = sandbox.write(
+            "variant.toml",
+            &format!("name = \"variant\"\n[server.options]\n{options}\n"),
+        );
+        let (code, stderr) = dry_run(&sandbox, profile.to_str().unwrap(), &[]);
+        assert_eq!(code, Some(2), "{options}: {stderr}");
+        assert!(stderr.contains(expected), "{options}: {stderr}");
+        assert!(stderr.contains("variant.toml:"), "{options}: {stderr}");
+    }
+}
+
+#[test]
 fn the_dry_run_weighs_the_data_against_the_disk_and_the_buffer_pool() {
     let sandbox = Sandbox::new();
     let stock = "profiles/mariadb.toml";
