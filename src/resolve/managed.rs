@@ -40,7 +40,11 @@ pub(super) fn resolve(
     let defaults_file =
         file.map(|(path, lines)| classify_defaults_file(path, lines, known.as_ref(), &options));
     if known.is_some() {
-        check_option_values(loaded, &binary, &options, defaults_file.as_ref(), warnings)?;
+        let probe = Probe {
+            binary: &binary,
+            tree: tree.as_ref(),
+        };
+        check_option_values(loaded, probe, &options, defaults_file.as_ref(), warnings)?;
     }
     Ok(TargetSpec::Managed {
         binary,
@@ -159,7 +163,8 @@ fn resolve_install(
                     "server",
                     "binary",
                     &format!(
-                        "{} sits in the install tree {}, but {why}; set `basedir` to the top                          directory of a complete install (the one holding bin/ and share/)",
+                        "{} sits in the install tree {}, but {why}; set `basedir` to the top \
+                         directory of a complete install (the one holding bin/ and share/)",
                         binary.display(),
                         dir.display()
                     ),
@@ -176,7 +181,8 @@ fn resolve_install(
             "server",
             "basedir",
             &format!(
-                "{why}; give the top directory of the install (the one holding bin/ and                  share/, as an unpacked tarball has them)"
+                "{why}; give the top directory of the install (the one holding bin/ and \
+                 share/, as an unpacked tarball has them)"
             ),
         )
     };
@@ -328,15 +334,30 @@ fn check_options_known(
 /// Refuses a `[server.options]` value the installed server refuses (exit 2, with the
 /// line, what mariadbd said and the values it accepts), as it would refuse it at start;
 /// see `server::option_values`. A value mariadbd adjusts to fit is a warning.
+/// The server binary that checks the options, and the install tree it runs from (its
+/// plugins and messages are the tree's).
+#[derive(Clone, Copy)]
+struct Probe<'a> {
+    binary: &'a Path,
+    tree: Option<&'a InstallTree>,
+}
+
 fn check_option_values(
     loaded: &LoadedProfile,
-    binary: &Path,
+    probe: Probe<'_>,
     options: &BTreeMap<String, String>,
     defaults_file: Option<&DefaultsFile>,
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<()> {
     use crate::server::option_values;
-    let args = option_values::probe_args(options, defaults_file);
+    let binary = probe.binary;
+    let args: Vec<String> = probe
+        .tree
+        .map(InstallTree::server_args)
+        .unwrap_or_default()
+        .into_iter()
+        .chain(option_values::probe_args(options, defaults_file))
+        .collect();
     let Some(check) = option_values::check(binary, &args) else {
         return Ok(());
     };

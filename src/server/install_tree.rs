@@ -95,7 +95,7 @@ impl InstallTree {
                     .collect();
                 missing(
                     basedir,
-                    "the error messages",
+                    "error messages",
                     &looked.iter().map(String::as_str).collect::<Vec<_>>(),
                 )
             })?;
