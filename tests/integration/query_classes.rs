@@ -73,8 +73,12 @@ fn the_class_that_lost_its_index_comes_first_far_ahead_of_the_others() {
         slowed["significant"] == true && change(slowed) > 500.0,
         "a full scan of 20 000 rows instead of an index lookup: {slowed}"
     );
+    // The lookup by id never used the index: it is not found slower (a busy host may
+    // stall a few of its calls, which widens its interval but does not make it
+    // significant), or is far behind the class that lost its index.
     assert!(
-        change(slowed) > 5.0 * change(&classes[1]).max(0.0),
+        classes[1]["significant"] == false
+            || change(slowed) > 5.0 * change(&classes[1]).max(0.0),
         "the lookup by id never used the index: {classes:#?}"
     );
     assert_eq!(slowed["calls_per_tx"], serde_json::json!([1.0, 1.0]));
