@@ -62,7 +62,7 @@ pub fn main_with_args<I: IntoIterator<Item = OsString>>(args: I) -> i32 {
         Err(e) => {
             let hints = e
                 .use_stderr()
-                .then(|| sysbench::habits::hints(&args))
+                .then(|| sysbench::habits::hints(&args, &cli::long_options()))
                 .flatten();
             terminal::clap_message(&e.render(), e.use_stderr(), |text| match &hints {
                 Some(hints) => sysbench::habits::with_hints(&text, hints),

@@ -13,6 +13,26 @@ use crate::percent;
 mod outputs;
 mod values;
 
+/// Every long option of abtest and its commands (`--threads`), for the sysbench hints:
+/// a command line is respelled whole only when each of its options is one of these.
+pub(crate) fn long_options() -> Vec<String> {
+    use clap::CommandFactory;
+    fn collect(command: &clap::Command, into: &mut Vec<String>) {
+        into.extend(
+            command
+                .get_arguments()
+                .filter_map(|a| a.get_long())
+                .map(|long| format!("--{long}")),
+        );
+        for sub in command.get_subcommands() {
+            collect(sub, into);
+        }
+    }
+    let mut options = Vec::new();
+    collect(&Cli::command(), &mut options);
+    options
+}
+
 pub(crate) use outputs::OutputArgs;
 pub(crate) use values::*;
 

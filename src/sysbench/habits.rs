@@ -63,8 +63,10 @@ const VERBS: &[(&str, &str)] = &[
 const TOLERANCES: &[&str] = &["--max-tps-loss", "--max-latency-inflation"];
 
 /// Hints for the sysbench habits in `args` (the whole command line, program first), or
-/// `None` when there are none.
-pub(crate) fn hints(args: &[OsString]) -> Option<String> {
+/// `None` when there are none. `known` lists abtest's own long options (`--threads`):
+/// a line with any other option is not respelled whole, since it could not run (and the
+/// option could carry a secret, as `--password=…` does).
+pub(crate) fn hints(args: &[OsString], known: &[String]) -> Option<String> {
     let words: Vec<String> = args
         .iter()
         .skip(1)
@@ -89,7 +91,7 @@ pub(crate) fn hints(args: &[OsString]) -> Option<String> {
             }
         }
     }
-    let rewrite = Rewrite::of(&words);
+    let rewrite = Rewrite::of(&words, known);
     for line in &rewrite.lines {
         push(line.clone());
     }
@@ -171,7 +173,7 @@ struct Rewrite {
 }
 
 impl Rewrite {
-    fn of(words: &[String]) -> Rewrite {
+    fn of(words: &[String], known: &[String]) -> Rewrite {
         let mut out = Rewrite {
             complete: true,
             ..Rewrite::default()
@@ -190,6 +192,7 @@ impl Rewrite {
                 i = out.tolerance(name, words, i, inline);
             } else if word.starts_with('-') {
                 out.complete &= !OPTIONS.iter().any(|(o, _)| name.starts_with(o));
+                out.complete &= known.iter().any(|k| k == name);
                 out.words.push(word.clone());
                 // A value in the next word stays with its option.
                 if inline.is_none()
@@ -303,9 +306,35 @@ fn is_level_list(word: &str) -> bool {
 mod tests {
     use super::hints;
 
+    /// The abtest options these tests use (the binary passes all of its own).
+    const KNOWN: &[&str] = &[
+        "--baseline",
+        "--variant",
+        "--threads",
+        "--max-tps-loss",
+        "--max-latency-inflation",
+        "--workload",
+        "--dry-run",
+    ];
+
     fn hint_for(line: &str) -> Option<String> {
         let args: Vec<std::ffi::OsString> = line.split(' ').map(Into::into).collect();
-        hints(&args)
+        let known: Vec<String> = KNOWN.iter().map(|k| k.to_string()).collect();
+        hints(&args, &known)
+    }
+
+    #[test]
+    fn a_line_with_an_option_abtest_lacks_is_not_respelled_and_no_secret_is_echoed() {
+        for line in [
+            "abtest --baseline a.toml --variant b.toml --threads 8 16 --password=secret",
+            "abtest --baseline a.toml --variant b.toml --threads 8 16 -psecret",
+            "abtest --baseline a.toml --variant b.toml --threads 8 16 --pgsql-password secret",
+        ] {
+            let hint = hint_for(line).unwrap();
+            assert!(hint.contains("--threads 8,16"), "{hint}");
+            assert!(!hint.contains("in abtest:"), "{hint}");
+            assert!(!hint.contains("secret"), "{hint}");
+        }
     }
 
     #[test]

@@ -325,11 +325,18 @@ fn normalise(words: &[String]) -> (BTreeMap<String, String>, Vec<String>) {
             }
             continue;
         };
-        let (name, mut value) = match option.split_once('=') {
+        let (name, value) = match option.split_once('=') {
             Some((name, value)) => (name, Some(value.to_string())),
             None => (option, None),
         };
         let name = name.trim().to_lowercase().replace('_', "-");
+        // A password glued to its option by copy and paste (`--mysql-password123456`):
+        // the name ends at the secret's word, the rest is the value, never echoed.
+        let (name, value) = match (value, glued_secret(&name)) {
+            (None, Some((secret, rest))) => (secret, Some(rest)),
+            (value, _) => (name, value),
+        };
+        let mut value = value;
         // `--name = value`, `--name= value` and `--name =value`
         if value.is_none() && words.get(i).is_some_and(|w| w.starts_with('=')) {
             let rest = words[i].trim_start_matches('=').to_string();
@@ -492,6 +499,17 @@ fn translate_option(name: &str, value: &str, out: &mut Translation) {
     }
 }
 
+/// `(option, value)` of a secret option with its value glued on (`mysql-password123456`
+/// is `mysql-password` and `123456`); `None` for a name that is only the option.
+fn glued_secret(name: &str) -> Option<(String, String)> {
+    ["password", "passwd"].into_iter().find_map(|word| {
+        let end = name.find(word)? + word.len();
+        let rest = &name[end..];
+        (!rest.is_empty() && !rest.starts_with('-'))
+            .then(|| (name[..end].to_string(), rest.to_string()))
+    })
+}
+
 /// Whether an option holds a secret whatever its driver or spelling: `--pgsql-password`,
 /// `--password`, `--mysql-passwd`, the client's `-p`.
 fn is_secret(name: &str) -> bool {
@@ -643,6 +661,19 @@ pub(crate) mod tests {
         ] {
             assert!(o.contains(expected), "{o}");
         }
+    }
+
+    #[test]
+    fn a_password_glued_to_its_option_is_never_echoed() {
+        let t =
+            translate("sysbench --test=oltp --mysql-password123456 --num-threads=8 run").unwrap();
+        let shown = render(&t);
+        assert!(!shown.contains("123456"), "{shown}");
+        assert!(
+            t.connection
+                .contains(&("password_env".into(), "\"ABTEST_PASSWORD\"".into())),
+            "{shown}"
+        );
     }
 
     #[test]

@@ -77,8 +77,7 @@ fn the_class_that_lost_its_index_comes_first_far_ahead_of_the_others() {
     // stall a few of its calls, which widens its interval but does not make it
     // significant), or is far behind the class that lost its index.
     assert!(
-        classes[1]["significant"] == false
-            || change(slowed) > 5.0 * change(&classes[1]).max(0.0),
+        classes[1]["significant"] == false || change(slowed) > 5.0 * change(&classes[1]).max(0.0),
         "the lookup by id never used the index: {classes:#?}"
     );
     assert_eq!(slowed["calls_per_tx"], serde_json::json!([1.0, 1.0]));
