@@ -126,7 +126,7 @@ fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
         if !explanatory.is_empty() {
             out.push_str(&format!(
                 "{}\n{}\n",
-                sections::EXPLANATORY_TITLE,
+                crate::terminal::wrap(sections::EXPLANATORY_TITLE, columns),
                 fitted_full(&mut level_table(view, &explanatory, color), columns)
             ));
         }
@@ -246,6 +246,14 @@ fn fitted_full(table: &mut Table, columns: Option<u16>) -> String {
         Some(width) if !fits(&whole, width) => {
             table.load_style(presets::UTF8_HORIZONTAL_ONLY);
             keep_words_whole(table);
+            let wrapped = fitted(table, columns);
+            if fits(&wrapped, width) {
+                return wrapped;
+            }
+            // Narrower than the longest words: words split too, but every line fits.
+            for column in table.column_iter_mut() {
+                column.remove_constraint();
+            }
             fitted(table, columns)
         }
         _ => whole,

@@ -337,8 +337,13 @@ fn every_format_shows_the_figures_the_change_is_computed_from() {
 /// `abtest report` of `file` on a 100-column terminal (a pseudo-terminal from
 /// `script`, `COLUMNS=100`), as the person who ran it sees it.
 fn on_a_terminal(sandbox: &Sandbox, file: &str, extra: &str) -> String {
+    on_a_terminal_of(100, sandbox, file, extra)
+}
+
+/// `abtest report` of `file` on a terminal `columns` wide.
+fn on_a_terminal_of(columns: usize, sandbox: &Sandbox, file: &str, extra: &str) -> String {
     let command = format!(
-        "COLUMNS=100 {} report {file} --color never --no-verdict-exit {extra}",
+        "COLUMNS={columns} {} report {file} --color never --no-verdict-exit {extra}",
         env!("CARGO_BIN_EXE_abtest")
     );
     let _ = sandbox;
@@ -380,6 +385,15 @@ fn the_answer_comes_first_and_fits_100_columns() {
                 "{} wide: {line}\n{page}",
                 line.chars().count()
             );
+        }
+    }
+    // Narrower terminals too: the full tables wrap at spaces, then inside words, to fit.
+    for columns in [60, 80] {
+        for file in ["examples/thread-pool/results.json", RUN] {
+            let page = on_a_terminal_of(columns, &sandbox, file, "--max-tps-loss 5%");
+            for line in page.lines() {
+                assert!(line.chars().count() <= columns, "{columns}: {line}\n{page}");
+            }
         }
     }
     // A table written to a file from a terminal gets every line whole.
