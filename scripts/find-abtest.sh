@@ -15,7 +15,13 @@ ABTEST_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 find_abtest() {
   if [ -n "${ABTEST:-}" ]; then
-    if [ ! -x "$ABTEST" ] && ! command -v "$ABTEST" >/dev/null; then
+    # A relative path is the caller's: the scripts cd into their own directory first,
+    # and bash keeps the directory they came from in OLDPWD.
+    case $ABTEST in
+      /*) ;;
+      */*) if [ -n "${OLDPWD:-}" ] && [ -f "$OLDPWD/$ABTEST" ]; then ABTEST=$OLDPWD/$ABTEST; fi ;;
+    esac
+    if ! { [ -f "$ABTEST" ] && [ -x "$ABTEST" ]; } && ! command -v "$ABTEST" >/dev/null; then
       echo "abtest: ABTEST=$ABTEST is not an executable; unset it to build abtest from this checkout" >&2
       return 127
     fi

@@ -148,4 +148,28 @@ fn an_abtest_given_is_used_and_none_at_all_is_named_with_the_fix() {
     let output = find_abtest(&[("ABTEST", "/nonexistent/abtest")]);
     assert_eq!(output.status.code(), Some(127));
     assert!(text(&output).1.contains("is not an executable"));
+    // A directory is not an abtest, though it is "executable".
+    let output = find_abtest(&[("ABTEST", "/tmp")]);
+    assert_eq!(output.status.code(), Some(127));
+    // A relative path is the caller's, though the script changed directory first.
+    let (dir, name) = Path::new(given)
+        .parent()
+        .zip(Path::new(given).file_name())
+        .unwrap();
+    let output = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "cd '{}' && cd / && source '{}' && find_abtest && echo \"ABTEST=$ABTEST\"",
+            dir.display(),
+            repo().join("scripts/find-abtest.sh").display()
+        ))
+        .env("ABTEST", format!("./{}", name.to_string_lossy()))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains(&format!("ABTEST={}/./", dir.display())),
+        "{stdout}"
+    );
 }
