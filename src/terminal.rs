@@ -215,13 +215,19 @@ fn units(text: &str) -> Vec<String> {
 pub(crate) fn escape_controls(text: &str) -> String {
     text.chars()
         .map(|c| {
-            if c.is_control() {
+            if c.is_control() || is_bidi_control(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()
             }
         })
         .collect()
+}
+
+/// The invisible marks that reorder text on screen (U+202E turns the rest of a line
+/// around): a name could make a report read what it does not say.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Writes `text` and a newline to stdout, as [`stdout`] does.
@@ -355,6 +361,7 @@ mod tests {
         assert!(!shown.chars().any(char::is_control), "{shown}");
         assert_eq!(shown, "MariaDB \\u{1b}[31mred\\u{1b}[0m\\r\\nforged");
         assert_eq!(escape_controls(&shown), shown);
+        assert_eq!(escape_controls("a\u{202e}b"), "a\\u{202e}b");
         assert_eq!(
             escape_controls("MariaDB + server_audit"),
             "MariaDB + server_audit"
