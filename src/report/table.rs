@@ -245,10 +245,14 @@ fn fitted_full(table: &mut Table, columns: Option<u16>) -> String {
     match columns {
         Some(width) if !fits(&whole, width) => {
             table.load_style(presets::UTF8_HORIZONTAL_ONLY);
-            keep_words_whole(table);
-            let wrapped = fitted(table, columns);
-            if fits(&wrapped, width) {
-                return wrapped;
+            // One space between columns before any word is split: at 100 columns a
+            // nine-column table keeps "INCONCLUSIVE" whole that way.
+            for padding in [(1, 1), (0, 1)] {
+                keep_words_whole(table, padding);
+                let wrapped = fitted(table, columns);
+                if fits(&wrapped, width) {
+                    return wrapped;
+                }
             }
             // Narrower than the longest words: words split too, but every line fits.
             for column in table.column_iter_mut() {
@@ -260,8 +264,9 @@ fn fitted_full(table: &mut Table, columns: Option<u16>) -> String {
     }
 }
 
-/// Each column at least as wide as its longest word, header included.
-fn keep_words_whole(table: &mut Table) {
+/// Each column at least as wide as its longest word, header included, with `padding`
+/// (left, right) around it.
+fn keep_words_whole(table: &mut Table, padding: (u16, u16)) {
     let longest = |cells: Vec<String>| {
         cells
             .iter()
@@ -284,7 +289,10 @@ fn keep_words_whole(table: &mut Table) {
         })
         .collect();
     for (column, width) in table.column_iter_mut().zip(widths) {
-        let width = u16::try_from(width + 2).unwrap_or(u16::MAX);
+        let width = u16::try_from(width)
+            .unwrap_or(u16::MAX)
+            .saturating_add(padding.0 + padding.1);
+        column.set_padding(padding);
         column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(width)));
     }
 }

@@ -1,7 +1,7 @@
 //! Which query classes got slower, on two real servers: the variant loses the index one
 //! class reads through, and the query classes table puts that class first, significantly
 //! slower and far ahead of the class that never used the index. That class is not left
-//! untouched: on the same connection it runs right after a 20 000-row scan, whose cache
+//! untouched: on the same connection it runs right after a 50 000-row scan, whose cache
 //! misses it pays for (measured +28 % to +180 %), so the test asks for a wide margin, not
 //! for no change.
 
@@ -42,13 +42,15 @@ fn the_class_that_lost_its_index_comes_first_far_ahead_of_the_others() {
         "--workload-file",
         workload.to_str().unwrap(),
         "--table-size",
-        "20000",
+        "50000",
         "--seed",
         "11",
         "--threads",
         "1",
+        // Eight rounds, not five: on a busy host five paired rounds left the interval
+        // of a real tenfold slowdown open at Holm p 0.08.
         "--rounds",
-        "5",
+        "8",
         "--round-time",
         "1s",
         "--warmup",
@@ -71,13 +73,15 @@ fn the_class_that_lost_its_index_comes_first_far_ahead_of_the_others() {
     let change = |c: &serde_json::Value| c["change_pct"].as_f64().unwrap();
     assert!(
         slowed["significant"] == true && change(slowed) > 500.0,
-        "a full scan of 20 000 rows instead of an index lookup: {slowed}"
+        "a full scan of 50 000 rows instead of an index lookup: {slowed}"
     );
-    // The lookup by id never used the index: it is not found slower (a busy host may
-    // stall a few of its calls, which widens its interval but does not make it
-    // significant), or is far behind the class that lost its index.
+    // The lookup by id never used the index: it is not found slower, or is far behind
+    // the class that lost its index. On a saturated host it can be found slower for a
+    // real reason: on the same connection it runs right after the scan, whose CPU
+    // time the scheduler then takes back from it. Its ratio stays a few times smaller.
+    let ratio = |c: &serde_json::Value| 1.0 + change(c) / 100.0;
     assert!(
-        classes[1]["significant"] == false || change(slowed) > 5.0 * change(&classes[1]).max(0.0),
+        classes[1]["significant"] == false || ratio(slowed) > 3.0 * ratio(&classes[1]),
         "the lookup by id never used the index: {classes:#?}"
     );
     assert_eq!(slowed["calls_per_tx"], serde_json::json!([1.0, 1.0]));
@@ -110,7 +114,8 @@ fn the_class_that_lost_its_index_comes_first_far_ahead_of_the_others() {
         assert!(
             report.contains("FROM sbtest1 WHERE k = ")
                 && (report.contains("Query classes") || report.contains("\"query_classes\"")),
-            "{format}: {report}"
+            "{format}: {report}\n{}",
+            String::from_utf8_lossy(&output.stderr)
         );
     }
 }

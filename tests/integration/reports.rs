@@ -387,6 +387,20 @@ fn the_answer_comes_first_and_fits_100_columns() {
             );
         }
     }
+    // At 100 columns a nine-column full table (an INCONCLUSIVE with its long "verdict
+    // reads") wraps at spaces and keeps every verdict word whole.
+    let page = on_a_terminal(
+        &sandbox,
+        "examples/ssl-overhead/results.json",
+        "--max-tps-loss 25%",
+    );
+    let full: Vec<&str> = page.lines().skip_while(|l| !l.starts_with('─')).collect();
+    for word in ["INCONCLUSIVE", "significant", "tolerance)"] {
+        assert!(
+            full.iter().any(|l| l.split_whitespace().any(|w| w == word)),
+            "{word} is split: {page}"
+        );
+    }
     // Narrower terminals too: the full tables wrap at spaces, then inside words, to fit.
     for columns in [60, 80] {
         for file in ["examples/thread-pool/results.json", RUN] {
