@@ -32,8 +32,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use answer::{Answer, answer};
-use outcome::{Kind, Outcome};
 pub(crate) use outcome::Triple;
+use outcome::{Kind, Outcome};
 
 use crate::workload::check_sample::ReadSample;
 
@@ -105,8 +105,16 @@ impl AnswerDifference {
             baseline_row,
             variant_row,
             detail: outcome.detail,
-            baseline_warnings: if different { texts(&triple.baseline) } else { Vec::new() },
-            variant_warnings: if different { texts(&triple.variant) } else { Vec::new() },
+            baseline_warnings: if different {
+                texts(&triple.baseline)
+            } else {
+                Vec::new()
+            },
+            variant_warnings: if different {
+                texts(&triple.variant)
+            } else {
+                Vec::new()
+            },
             reason: outcome.reason,
             advice: (outcome.kind == Kind::OrderOnly).then(|| order_advice(&sample.sql)),
         }
@@ -132,7 +140,9 @@ impl AnswerDifference {
         if self.baseline_row.is_some() || self.variant_row.is_some() {
             let row = |r: &Option<String>| {
                 r.as_ref()
-                    .map_or("(none: every row it has, the other has too)".into(), |r| format!("({r})"))
+                    .map_or("(none: every row it has, the other has too)".into(), |r| {
+                        format!("({r})")
+                    })
             };
             lines.push("  first differing row:".into());
             lines.push(format!("    baseline {}", row(&self.baseline_row)));
@@ -162,8 +172,7 @@ fn order_advice(sql: &str) -> String {
          ORDER BY"
             .into()
     } else {
-        "the rows come in no defined order; add ORDER BY if the application relies on one"
-            .into()
+        "the rows come in no defined order; add ORDER BY if the application relies on one".into()
     }
 }
 
@@ -466,7 +475,9 @@ mod tests {
         assert_eq!(found.order_only[0].class, "B");
         assert_eq!(
             found.order_only[0].advice.as_deref(),
-            Some("the rows come in no defined order; add ORDER BY if the application relies on one")
+            Some(
+                "the rows come in no defined order; add ORDER BY if the application relies on one"
+            )
         );
         assert_eq!(found.not_compared[0].class, "C");
         assert!(found.answers_differ());
@@ -491,12 +502,25 @@ mod tests {
             sql: "SELECT id, k FROM t ORDER BY k".into(),
             params: Vec::new(),
         };
-        let found = check(&[ordered], &[rows(&["x", "y"])], &[rows(&["y", "x"])], false);
+        let found = check(
+            &[ordered],
+            &[rows(&["x", "y"])],
+            &[rows(&["y", "x"])],
+            false,
+        );
         assert_eq!(
             found.order_only[0].advice.as_deref(),
-            Some("rows with equal ORDER BY keys come in another order; add a unique column to the ORDER BY")
+            Some(
+                "rows with equal ORDER BY keys come in another order; add a unique column to the ORDER BY"
+            )
         );
-        assert!(found.summary().contains("add a unique column to the ORDER BY"), "{}", found.summary());
+        assert!(
+            found
+                .summary()
+                .contains("add a unique column to the ORDER BY"),
+            "{}",
+            found.summary()
+        );
     }
 
     #[test]
@@ -506,11 +530,26 @@ mod tests {
         let variant: Vec<Answer> = (0..7).map(|_| rows(&["b"])).collect();
         let found = check(&samples, &baseline, &variant, false);
         let all = found.listing(LISTED, "report.md");
-        assert_eq!(all.iter().filter(|l| l.starts_with("  differ: ")).count(), 7);
+        assert_eq!(
+            all.iter().filter(|l| l.starts_with("  differ: ")).count(),
+            7
+        );
         let some = found.listing(5, "report.md");
-        assert_eq!(some.iter().filter(|l| l.starts_with("  differ: ")).count(), 5);
-        assert_eq!(some.last().unwrap(), "  2 more (differ), listed in report.md");
-        let at = all.iter().position(|l| l == "    first differing row:").unwrap();
-        assert_eq!(all[at + 1..at + 3], ["      baseline (a)", "      variant  (b)"]);
+        assert_eq!(
+            some.iter().filter(|l| l.starts_with("  differ: ")).count(),
+            5
+        );
+        assert_eq!(
+            some.last().unwrap(),
+            "  2 more (differ), listed in report.md"
+        );
+        let at = all
+            .iter()
+            .position(|l| l == "    first differing row:")
+            .unwrap();
+        assert_eq!(
+            all[at + 1..at + 3],
+            ["      baseline (a)", "      variant  (b)"]
+        );
     }
 }

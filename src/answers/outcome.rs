@@ -192,7 +192,12 @@ fn projected(answer: &Answer, columns: &[usize]) -> Vec<Vec<String>> {
     let mut rows: Vec<Vec<String>> = answer
         .kept
         .iter()
-        .map(|row| columns.iter().filter_map(|&k| row.get(k).cloned()).collect())
+        .map(|row| {
+            columns
+                .iter()
+                .filter_map(|&k| row.get(k).cloned())
+                .collect()
+        })
         .collect();
     rows.sort_unstable();
     rows
@@ -214,7 +219,9 @@ fn partial(
     let mut why: Vec<String> = code.map(|c| c.reasons.clone()).unwrap_or_default();
     if code.is_none_or(|c| c.limit.is_some() && !limit_cuts && why.len() == 1) {
         why.retain(|r| !r.starts_with("LIMIT"));
-        why.push(format!("{side} answered differently when asked again just after"));
+        why.push(format!(
+            "{side} answered differently when asked again just after"
+        ));
     }
     if first.error != again.error {
         return partial_outcome(&why, &["the answer (it failed only once)".into()], &[]);
@@ -405,7 +412,9 @@ mod tests {
         assert!(
             reason.starts_with("not comparable, because NOW() depends on the time of the call")
                 && reason.contains("column 2 (c2)")
-                && reason.contains("compared: the columns and their types, the row count, column 1 (c1)"),
+                && reason.contains(
+                    "compared: the columns and their types, the row count, column 1 (c1)"
+                ),
             "{reason}"
         );
         let changed = triple(
@@ -432,7 +441,11 @@ mod tests {
         let outcome = judge(&sql, None, &random);
         assert_eq!(outcome.kind, Kind::Partial);
         assert!(
-            outcome.reason.as_deref().unwrap().contains("which rows come back"),
+            outcome
+                .reason
+                .as_deref()
+                .unwrap()
+                .contains("which rows come back"),
             "{outcome:?}"
         );
         let fewer = triple(
@@ -440,7 +453,11 @@ mod tests {
             table(&[&["2"]]),
             table(&[&["3"], &["4"]]),
         );
-        assert_eq!(judge(&sql, None, &fewer).kind, Kind::Different, "the count is compared");
+        assert_eq!(
+            judge(&sql, None, &fewer).kind,
+            Kind::Different,
+            "the count is compared"
+        );
         // No function named, but the rerun disagrees: a stored function, a clock.
         let plain = sample("SELECT f(id) FROM t WHERE id = ?");
         let drifting = triple(table(&[&["1"]]), table(&[&["2"]]), table(&[&["3"]]));
@@ -453,7 +470,12 @@ mod tests {
                 .contains("the baseline answered differently when asked again just after"),
         );
         let marked = judge(&plain, Some("f() reads the clock"), &drifting);
-        assert!(marked.reason.unwrap().contains("because f() reads the clock"));
+        assert!(
+            marked
+                .reason
+                .unwrap()
+                .contains("because f() reads the clock")
+        );
     }
 
     #[test]

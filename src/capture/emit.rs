@@ -78,7 +78,12 @@ fn nondeterministic(transactions: &[Transaction]) -> BTreeMap<String, String> {
         .iter()
         .flat_map(|t| &t.statements)
         .filter(|sql| !CustomWorkload::is_write(sql))
-        .filter_map(|sql| Some((sql.clone(), crate::db::nondeterministic::classify(sql)?.reason())))
+        .filter_map(|sql| {
+            Some((
+                sql.clone(),
+                crate::db::nondeterministic::classify(sql)?.reason(),
+            ))
+        })
         .collect()
 }
 

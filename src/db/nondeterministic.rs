@@ -287,12 +287,11 @@ fn select_list(tokens: &[String]) -> Option<SelectList> {
             item_start = i + 1;
         }
     }
-    let star = items.iter().any(|&(s, e)| {
-        e > s && tokens[e - 1] == "*" && (e - s == 1 || tokens[e - 2] == ".")
-    });
-    let union = (0..tokens.len()).any(|i| {
-        depths[i] == 0 && matches!(tokens[i].as_str(), "union" | "except" | "intersect")
-    });
+    let star = items
+        .iter()
+        .any(|&(s, e)| e > s && tokens[e - 1] == "*" && (e - s == 1 || tokens[e - 2] == "."));
+    let union = (0..tokens.len())
+        .any(|i| depths[i] == 0 && matches!(tokens[i].as_str(), "union" | "except" | "intersect"));
     Some(SelectList {
         items,
         countable: !star && !union,
@@ -365,7 +364,10 @@ mod tests {
         assert_eq!(found.columns, [0, 1, 2, 3]);
         assert!(found.reason().contains("@@version is the server's setting"));
         assert!(found.reason().contains("CURRENT_DATE depends"));
-        assert_eq!(of("SELECT @@session.sql_mode").reasons[0], "@@session.sql_mode is the server's setting");
+        assert_eq!(
+            of("SELECT @@session.sql_mode").reasons[0],
+            "@@session.sql_mode is the server's setting"
+        );
         assert_eq!(of("SELECT UNIX_TIMESTAMP()").columns, [0]);
         assert_eq!(
             of("SELECT NEXT VALUE FOR s").reasons,
@@ -392,7 +394,10 @@ mod tests {
     #[test]
     fn a_limit_without_order_is_found_with_its_count() {
         assert_eq!(of("SELECT c FROM t LIMIT 5").limit, Some(Limit::Count(5)));
-        assert_eq!(of("SELECT c FROM t LIMIT 10, 5").limit, Some(Limit::Count(5)));
+        assert_eq!(
+            of("SELECT c FROM t LIMIT 10, 5").limit,
+            Some(Limit::Count(5))
+        );
         assert_eq!(
             of("SELECT c FROM t WHERE a = ? AND b = ? LIMIT ?").limit,
             Some(Limit::Param(2))
@@ -413,7 +418,9 @@ mod tests {
     #[test]
     fn an_order_by_of_the_outer_query_is_told_from_a_subquerys() {
         assert!(orders("SELECT id FROM t ORDER BY k"));
-        assert!(!orders("SELECT id FROM (SELECT id FROM t ORDER BY k LIMIT 3) AS x"));
+        assert!(!orders(
+            "SELECT id FROM (SELECT id FROM t ORDER BY k LIMIT 3) AS x"
+        ));
         assert!(!orders("SELECT id FROM t -- ORDER BY k"));
     }
 
