@@ -10,89 +10,32 @@
 //! - the same error on both sides is no agreement: the statement could not be compared,
 //!   and is counted and shown apart; a statement the server cannot prepare is run in the
 //!   text protocol instead, as an application would send it;
-//! - differences are grouped by query class, one line per class with its count and the
-//!   first differing statement.
+//! - each sampled statement runs on both sides back to back and then again on the side
+//!   that went first (which side goes first alternates), so both see it at nearly the
+//!   same moment and a statement that answers differently on its own (the time, a random
+//!   value, the session, a `LIMIT` that picks any rows) is told from one the change made
+//!   different: its comparable part is compared, the rest reported as not comparable
+//!   with the reason, never as a difference ([`outcome`]);
+//! - differences are grouped by query class, each with its count, the first differing
+//!   statement, the first differing row of each side, where a long value differs, and
+//!   the warnings' texts; every differing class is listed.
 //!
 //! A change that is faster but answers differently is not a change a board can approve:
 //! different answers make the verdict NO-GO unless `--allow-result-diff`.
 
-use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
+mod answer;
+mod outcome;
+mod rows;
 
-use mysql::prelude::Queryable;
-use mysql::{Conn, Value};
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
+pub(crate) use answer::{Answer, answer};
+pub(crate) use outcome::Triple;
+use outcome::{Kind, Outcome};
+
 use crate::workload::check_sample::ReadSample;
-use crate::workload::statement::{inline, split_at_placeholders};
-
-/// What one side answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Answer {
-    rows: u64,
-    /// Checksum of the rows as a multiset.
-    checksum: u64,
-    /// Checksum of the rows in the order they came.
-    ordered: u64,
-    /// The warnings' codes, sorted.
-    warnings: Vec<u16>,
-    error: Option<String>,
-    /// The first row, for people.
-    first_row: Option<String>,
-}
-
-/// How two answers to one statement compare.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Agreement {
-    /// The same rows, in the same order, with the same warnings.
-    Same,
-    /// The same rows and warnings, in another order.
-    OrderOnly,
-    /// Both sides failed with this error: nothing to compare.
-    BothFailed(String),
-    /// Different answers.
-    Different,
-}
-
-impl Answer {
-    /// A short form: `3 rows, checksum 1a2b3c4d, first (…)`, or the error.
-    fn describe(&self) -> String {
-        if let Some(error) = &self.error {
-            return format!("error {error}");
-        }
-        let mut text = format!(
-            "{} row(s), checksum {:08x}",
-            self.rows, self.checksum as u32
-        );
-        if !self.warnings.is_empty() {
-            let codes: Vec<String> = self.warnings.iter().map(u16::to_string).collect();
-            text.push_str(&format!(", warnings {}", codes.join(" ")));
-        }
-        if let Some(first) = &self.first_row {
-            let short: String = first.chars().take(80).collect();
-            text.push_str(&format!(", first row ({short})"));
-        }
-        text
-    }
-
-    /// How this answer and `other` compare.
-    pub(crate) fn agreement(&self, other: &Answer) -> Agreement {
-        match (&self.error, &other.error) {
-            (Some(a), Some(b)) if a == b => Agreement::BothFailed(a.clone()),
-            (None, None)
-                if (self.rows, self.checksum, &self.warnings)
-                    == (other.rows, other.checksum, &other.warnings) =>
-            {
-                if self.ordered == other.ordered {
-                    Agreement::Same
-                } else {
-                    Agreement::OrderOnly
-                }
-            }
-            _ => Agreement::Different,
-        }
-    }
-}
 
 /// One query class the sides answered differently (or could not be compared on).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,10 +54,126 @@ pub(crate) struct AnswerDifference {
     pub(crate) baseline: String,
     /// The variant's answer, short.
     pub(crate) variant: String,
+    /// The first row (in sorted order) the baseline has and the variant lacks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) baseline_row: Option<String>,
+    /// The first row the variant has and the baseline lacks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) variant_row: Option<String>,
+    /// What differs, in words, when the rows do not say it all: row counts, columns,
+    /// where a long value differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) detail: Option<String>,
+    /// The baseline's warnings (`Warning 1260: Row 3 was cut by GROUP_CONCAT()`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) baseline_warnings: Vec<String>,
+    /// The variant's warnings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) variant_warnings: Vec<String>,
+    /// Why part of the answers was not compared, and what was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<String>,
+    /// What to do about it (rows in another order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) advice: Option<String>,
 }
 
 fn one() -> u32 {
     1
+}
+
+/// The most warnings kept per side of a difference.
+const WARNINGS_KEPT: usize = 5;
+
+impl AnswerDifference {
+    fn new(sample: &ReadSample, triple: &Triple, outcome: Outcome) -> AnswerDifference {
+        let texts = |a: &Answer| -> Vec<String> {
+            let mut texts: Vec<String> = a.warnings.iter().map(|w| w.text()).collect();
+            texts.dedup();
+            texts.truncate(WARNINGS_KEPT);
+            texts
+        };
+        let different = outcome.kind == Kind::Different;
+        let [baseline_row, variant_row] = outcome.rows.unwrap_or_default();
+        AnswerDifference {
+            class: sample.class.clone(),
+            count: 1,
+            statement: sample.sql.clone(),
+            params: sample.params.iter().map(|v| v.as_sql(false)).collect(),
+            baseline: triple.baseline.describe(),
+            variant: triple.variant.describe(),
+            baseline_row,
+            variant_row,
+            detail: outcome.detail,
+            baseline_warnings: if different {
+                texts(&triple.baseline)
+            } else {
+                Vec::new()
+            },
+            variant_warnings: if different {
+                texts(&triple.variant)
+            } else {
+                Vec::new()
+            },
+            reason: outcome.reason,
+            advice: (outcome.kind == Kind::OrderOnly).then(|| order_advice(&sample.sql)),
+        }
+    }
+
+    /// The lines that show this class: its statement, both answers, the first differing
+    /// row of each side one under the other, where they differ, the warnings, the reason
+    /// or the advice.
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let mut lines = vec![format!(
+            "{} ({} statement(s)); first {} [{}]",
+            self.class,
+            self.count,
+            self.statement,
+            self.params.join(", ")
+        )];
+        if let Some(reason) = &self.reason {
+            lines.push(format!("  {reason}"));
+            return lines;
+        }
+        lines.push(format!("  baseline: {}", self.baseline));
+        lines.push(format!("  variant:  {}", self.variant));
+        if self.baseline_row.is_some() || self.variant_row.is_some() {
+            let row = |r: &Option<String>| {
+                r.as_ref()
+                    .map_or("(none: every row it has, the other has too)".into(), |r| {
+                        format!("({r})")
+                    })
+            };
+            lines.push("  first differing row:".into());
+            lines.push(format!("    baseline {}", row(&self.baseline_row)));
+            lines.push(format!("    variant  {}", row(&self.variant_row)));
+        }
+        if let Some(detail) = &self.detail {
+            lines.push(format!("  {detail}"));
+        }
+        for (side, warnings) in [
+            ("baseline", &self.baseline_warnings),
+            ("variant", &self.variant_warnings),
+        ] {
+            lines.extend(warnings.iter().map(|w| format!("  {side} {w}")));
+        }
+        if let Some(advice) = &self.advice {
+            lines.push(format!("  {advice}"));
+        }
+        lines
+    }
+}
+
+/// The advice for rows that come in another order, fitting the query: with an
+/// `ORDER BY`, its keys tie; without, there is no order to rely on.
+fn order_advice(sql: &str) -> String {
+    if crate::db::nondeterministic::orders(sql) {
+        "rows with equal ORDER BY keys come in another order; add a unique column to the \
+         ORDER BY"
+            .into()
+    } else {
+        "the rows come in no defined order; add ORDER BY if the application relies on one".into()
+    }
 }
 
 /// The outcome of `--check-results`.
@@ -133,6 +192,10 @@ pub(crate) struct ResultCheck {
     /// The classes where both sides failed alike: not compared.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) not_compared: Vec<AnswerDifference>,
+    /// The classes whose answers depend on more than the data (the time, chance, the
+    /// session, the server): compared in part, each with its reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) not_comparable: Vec<AnswerDifference>,
     /// Whether another order counts as a difference (`--check-order`).
     #[serde(default)]
     pub(crate) order_matters: bool,
@@ -140,6 +203,9 @@ pub(crate) struct ResultCheck {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) data_differs: Option<String>,
 }
+
+/// How many classes of each kind the terminal lists before it says how many more.
+pub(crate) const LISTED: usize = 20;
 
 impl ResultCheck {
     /// Whether the answers make the run NO-GO.
@@ -203,9 +269,18 @@ impl ResultCheck {
         };
         if !self.order_only.is_empty() && !self.order_matters {
             text.push_str(&format!(
-                "; same rows, other order: {} class(es) — an application that relies on \
-                 implicit order should add ORDER BY (--check-order counts it as a difference)",
-                self.order_only.len()
+                "; same rows, other order: {} class(es) — {} (--check-order counts it as a \
+                 difference)",
+                self.order_only.len(),
+                self.order_advice()
+            ));
+        }
+        if !self.not_comparable.is_empty() {
+            text.push_str(&format!(
+                "; not comparable in part: {} class(es) whose answers depend on more than the \
+                 data (the time, chance, the session or the server), compared where they can \
+                 be and not counted as differences",
+                self.not_comparable.len()
             ));
         }
         if !self.not_compared.is_empty() {
@@ -220,156 +295,122 @@ impl ResultCheck {
         }
         text
     }
-}
 
-/// Every sample's answer on `conn`, in order.
-pub(crate) fn answer_all(conn: &mut Conn, samples: &[ReadSample]) -> Vec<Answer> {
-    samples.iter().map(|sample| answer(conn, sample)).collect()
-}
+    /// The advice for the classes in another order, as their queries call for it.
+    fn order_advice(&self) -> String {
+        let ordered = self
+            .order_only
+            .iter()
+            .filter(|d| crate::db::nondeterministic::orders(&d.statement))
+            .count();
+        match (ordered, self.order_only.len() - ordered) {
+            (0, _) => "an application that relies on implicit order should add ORDER BY".into(),
+            (_, 0) => "rows with equal ORDER BY keys come in another order: add a unique column \
+                       to the ORDER BY"
+                .into(),
+            (with, without) => format!(
+                "{with} with ties under their ORDER BY (add a unique column to it), {without} \
+                 without ORDER BY (add one)"
+            ),
+        }
+    }
 
-/// Compares the two sides' answers to `samples` (in the same order), class by class.
-pub(crate) fn compare(
-    samples: &[ReadSample],
-    baseline: &[Answer],
-    variant: &[Answer],
-    order_matters: bool,
-) -> ResultCheck {
-    let mut check = ResultCheck {
-        statements: samples.len() as u32,
-        order_matters,
-        ..ResultCheck::default()
-    };
-    let mut classes: BTreeMap<&str, [Option<usize>; 3]> = BTreeMap::new();
-    for ((sample, a), b) in samples.iter().zip(baseline).zip(variant) {
-        let found = classes.entry(sample.class.as_str()).or_default();
-        let (list, slot) = match a.agreement(b) {
-            Agreement::Same => continue,
-            Agreement::Different => (&mut check.differences, 0),
-            Agreement::OrderOnly => (&mut check.order_only, 1),
-            Agreement::BothFailed(_) => (&mut check.not_compared, 2),
+    /// Every class the check found something in, for the terminal: each differing class
+    /// up to `listed`, then the classes in another order and those not comparable up to
+    /// `listed` each; a kind with more says how many more and where they are.
+    pub(crate) fn listing(&self, listed: usize, elsewhere: &str) -> Vec<String> {
+        let order_kind = if self.order_matters {
+            "other order (--check-order)"
+        } else {
+            "same rows, other order"
         };
-        match found[slot] {
-            Some(at) => list[at].count += 1,
+        let mut lines = Vec::new();
+        for (kind, list) in [
+            ("differ", &self.differences),
+            (order_kind, &self.order_only),
+            ("not comparable", &self.not_comparable),
+        ] {
+            for difference in list.iter().take(listed) {
+                let mut shown = difference.lines();
+                shown[0] = format!("{kind}: {}", shown[0]);
+                lines.extend(shown.into_iter().map(|l| format!("  {l}")));
+            }
+            if list.len() > listed {
+                lines.push(format!(
+                    "  {} more ({kind}), listed in {elsewhere}",
+                    list.len() - listed
+                ));
+            }
+        }
+        lines
+    }
+}
+
+/// The check being made: each sample's outcome added to its class's entry.
+#[derive(Debug, Default)]
+pub(crate) struct Comparing {
+    check: ResultCheck,
+    /// Each class's entry in each list, by list.
+    entries: BTreeMap<(String, usize), usize>,
+    /// Reasons the workload file gives for its classes' answers to change on their own.
+    marked: BTreeMap<String, String>,
+    classes: std::collections::BTreeSet<String>,
+}
+
+impl Comparing {
+    /// A check; `marked` holds the workload file's reasons by class.
+    pub(crate) fn new(order_matters: bool, marked: BTreeMap<String, String>) -> Comparing {
+        Comparing {
+            check: ResultCheck {
+                order_matters,
+                ..ResultCheck::default()
+            },
+            marked,
+            ..Comparing::default()
+        }
+    }
+
+    /// Adds one sample's three answers.
+    pub(crate) fn add(&mut self, sample: &ReadSample, triple: &Triple) {
+        self.check.statements += 1;
+        self.classes.insert(sample.class.clone());
+        let marked = self.marked.get(&sample.class).map(String::as_str);
+        let outcome = outcome::judge(sample, marked, triple);
+        let slot = match &outcome.kind {
+            Kind::Same => return,
+            Kind::Different => 0,
+            Kind::OrderOnly => 1,
+            Kind::BothFailed(_) => 2,
+            Kind::Partial => 3,
+        };
+        let list = match slot {
+            0 => &mut self.check.differences,
+            1 => &mut self.check.order_only,
+            2 => &mut self.check.not_compared,
+            _ => &mut self.check.not_comparable,
+        };
+        match self.entries.get(&(sample.class.clone(), slot)) {
+            Some(&at) => list[at].count += 1,
             None => {
-                found[slot] = Some(list.len());
-                list.push(AnswerDifference {
-                    class: sample.class.clone(),
-                    count: 1,
-                    statement: sample.sql.clone(),
-                    params: sample.params.iter().map(|v| v.as_sql(false)).collect(),
-                    baseline: a.describe(),
-                    variant: b.describe(),
-                });
+                self.entries
+                    .insert((sample.class.clone(), slot), list.len());
+                list.push(AnswerDifference::new(sample, triple, outcome));
             }
         }
     }
-    let distinct: std::collections::BTreeSet<&str> =
-        samples.iter().map(|s| s.class.as_str()).collect();
-    check.classes = distinct.len() as u32;
-    check
-}
 
-/// The answer to one statement; an error is an answer too. A statement the server
-/// cannot prepare runs in the text protocol, its parameters written in.
-fn answer(conn: &mut Conn, sample: &ReadSample) -> Answer {
-    let rows: Result<Vec<mysql::Row>, mysql::Error> = match conn.prep(sample.sql.as_str()) {
-        Ok(statement) => {
-            let rows = conn.exec(&statement, sample.params.clone());
-            // Closed at once: thousands of samples must not pile up against the
-            // server's max_prepared_stmt_count.
-            let _ = conn.close(statement);
-            rows
-        }
-        Err(_) => conn.query(inline(&split_at_placeholders(&sample.sql), &sample.params)),
-    };
-    let rows = match rows {
-        Ok(rows) => rows,
-        Err(e) => {
-            return Answer {
-                rows: 0,
-                checksum: 0,
-                ordered: 0,
-                warnings: Vec::new(),
-                error: Some(crate::db::errors::coded(&e)),
-                first_row: None,
-            };
-        }
-    };
-    let warnings = if conn.warnings() > 0 {
-        warning_codes(conn)
-    } else {
-        Vec::new()
-    };
-    let rendered: Vec<String> = rows.iter().map(render_row).collect();
-    let hashes: Vec<u64> = rendered.iter().map(stable_hash).collect();
-    let mut sorted = hashes.clone();
-    sorted.sort_unstable();
-    Answer {
-        rows: rows.len() as u64,
-        checksum: stable_hash(&sorted),
-        ordered: stable_hash(&hashes),
-        warnings,
-        error: None,
-        first_row: rendered.first().cloned(),
+    /// The check made.
+    pub(crate) fn finish(mut self) -> ResultCheck {
+        self.check.classes = self.classes.len() as u32;
+        self.check
     }
-}
-
-/// The codes of the last statement's warnings, sorted.
-fn warning_codes(conn: &mut Conn) -> Vec<u16> {
-    let rows: Vec<(String, u16, String)> = conn.query("SHOW WARNINGS").unwrap_or_default();
-    let mut codes: Vec<u16> = rows.into_iter().map(|(_, code, _)| code).collect();
-    codes.sort_unstable();
-    codes
-}
-
-/// A row as SQL literals, the same text whatever protocol carried it.
-fn render_row(row: &mysql::Row) -> String {
-    let values: Vec<String> = (0..row.len())
-        .map(|i| row.as_ref(i).map_or_else(|| "NULL".to_string(), value_text))
-        .collect();
-    values.join(", ")
-}
-
-/// A value's text: numbers and strings alike as their characters, so a DECIMAL sent as
-/// text and the same DECIMAL sent in binary compare equal.
-fn value_text(value: &Value) -> String {
-    match value {
-        Value::Bytes(bytes) => String::from_utf8_lossy(bytes).into_owned(),
-        other => other.as_sql(false).trim_matches('\'').to_string(),
-    }
-}
-
-/// A hash with fixed keys, so both sides' rows hash alike within a run.
-fn stable_hash<T: Hash + ?Sized>(value: &T) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    value.hash(&mut hasher);
-    hasher.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn rows(rows: &[&str]) -> Answer {
-        let hashes: Vec<u64> = rows.iter().map(|r| stable_hash(*r)).collect();
-        let mut sorted = hashes.clone();
-        sorted.sort_unstable();
-        Answer {
-            rows: rows.len() as u64,
-            checksum: stable_hash(&sorted),
-            ordered: stable_hash(&hashes),
-            warnings: Vec::new(),
-            error: None,
-            first_row: rows.first().map(|r| r.to_string()),
-        }
-    }
-
-    fn failed(error: &str) -> Answer {
-        Answer {
-            error: Some(error.into()),
-            ..rows(&[])
-        }
-    }
+    use answer::tests::rows;
+    use mysql::Value;
 
     fn sample(class: &str) -> ReadSample {
         ReadSample {
@@ -379,27 +420,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_answer_is_its_rows_as_a_multiset_its_warnings_and_never_a_shared_error() {
-        let (ab, ba) = (rows(&["a", "b"]), rows(&["b", "a"]));
-        assert_eq!(ab.agreement(&ab), Agreement::Same);
-        assert_eq!(ab.agreement(&ba), Agreement::OrderOnly, "first rows differ");
-        assert_eq!(ab.agreement(&rows(&["a", "c"])), Agreement::Different);
-        assert_eq!(ab.agreement(&rows(&["a"])), Agreement::Different);
-        let warned = Answer {
-            warnings: vec![1292],
-            ..ab.clone()
-        };
-        assert_eq!(ab.agreement(&warned), Agreement::Different);
-        assert_eq!(
-            failed("1064").agreement(&failed("1064")),
-            Agreement::BothFailed("1064".into())
-        );
-        assert_eq!(
-            failed("1064").agreement(&failed("1146")),
-            Agreement::Different
-        );
-        assert_eq!(failed("1064").agreement(&ab), Agreement::Different);
+    fn check(
+        samples: &[ReadSample],
+        baseline: &[Answer],
+        variant: &[Answer],
+        order_matters: bool,
+    ) -> ResultCheck {
+        let mut comparing = Comparing::new(order_matters, BTreeMap::new());
+        for ((sample, b), v) in samples.iter().zip(baseline).zip(variant) {
+            let triple = Triple {
+                baseline: b.clone(),
+                variant: v.clone(),
+                again: b.clone(),
+                baseline_first: true,
+            };
+            comparing.add(sample, &triple);
+        }
+        comparing.finish()
     }
 
     #[test]
@@ -411,51 +448,108 @@ mod tests {
             sample("C"),
             sample("D"),
         ];
+        let failed = || Answer::failed("1064".into());
         let baseline = [
             rows(&["1"]),
             rows(&["2"]),
             rows(&["x", "y"]),
-            failed("1064"),
+            failed(),
             rows(&["d"]),
         ];
         let variant = [
             rows(&["9"]),
             rows(&["8"]),
             rows(&["y", "x"]),
-            failed("1064"),
+            failed(),
             rows(&["d"]),
         ];
-        let check = compare(&samples, &baseline, &variant, false);
-        assert_eq!((check.statements, check.classes), (5, 4));
-        assert_eq!(check.differences.len(), 1);
+        let found = check(&samples, &baseline, &variant, false);
+        assert_eq!((found.statements, found.classes), (5, 4));
+        assert_eq!(found.differences.len(), 1);
+        let first = &found.differences[0];
+        assert_eq!((first.class.as_str(), first.count), ("A", 2));
         assert_eq!(
-            (
-                check.differences[0].class.as_str(),
-                check.differences[0].count
-            ),
-            ("A", 2)
+            (first.baseline_row.as_deref(), first.variant_row.as_deref()),
+            (Some("1"), Some("9"))
         );
-        assert_eq!(check.order_only[0].class, "B");
-        assert_eq!(check.not_compared[0].class, "C");
-        assert!(check.answers_differ());
-        let summary = check.summary();
+        assert_eq!(found.order_only[0].class, "B");
+        assert_eq!(
+            found.order_only[0].advice.as_deref(),
+            Some(
+                "the rows come in no defined order; add ORDER BY if the application relies on one"
+            )
+        );
+        assert_eq!(found.not_compared[0].class, "C");
+        assert!(found.answers_differ());
+        let summary = found.summary();
         assert!(
             summary.starts_with("1 of 4 query classes answer differently")
                 && summary.contains("same rows, other order: 1 class")
                 && summary.contains("could not be compared: 1 class"),
             "{summary}"
         );
-        let only_order = compare(&samples[2..3], &baseline[2..3], &variant[2..3], false);
+        let only_order = check(&samples[2..3], &baseline[2..3], &variant[2..3], false);
         assert!(!only_order.answers_differ());
-        let strict = compare(&samples[2..3], &baseline[2..3], &variant[2..3], true);
+        let strict = check(&samples[2..3], &baseline[2..3], &variant[2..3], true);
         assert!(strict.answers_differ());
         assert_eq!(strict.differing_classes(), 1);
     }
 
     #[test]
-    fn values_read_the_same_whatever_their_protocol() {
-        assert_eq!(value_text(&Value::Bytes(b"1.50".to_vec())), "1.50");
-        assert_eq!(value_text(&Value::Int(-3)), "-3");
-        assert_eq!(stable_hash("x"), stable_hash("x"));
+    fn ties_under_an_order_by_get_advice_that_fits_the_query() {
+        let ordered = ReadSample {
+            class: "ordered".into(),
+            sql: "SELECT id, k FROM t ORDER BY k".into(),
+            params: Vec::new(),
+        };
+        let found = check(
+            &[ordered],
+            &[rows(&["x", "y"])],
+            &[rows(&["y", "x"])],
+            false,
+        );
+        assert_eq!(
+            found.order_only[0].advice.as_deref(),
+            Some(
+                "rows with equal ORDER BY keys come in another order; add a unique column to the ORDER BY"
+            )
+        );
+        assert!(
+            found
+                .summary()
+                .contains("add a unique column to the ORDER BY"),
+            "{}",
+            found.summary()
+        );
+    }
+
+    #[test]
+    fn every_differing_class_is_listed_or_counted_with_where_to_find_it() {
+        let samples: Vec<ReadSample> = (0..7).map(|i| sample(&format!("C{i}"))).collect();
+        let baseline: Vec<Answer> = (0..7).map(|_| rows(&["a"])).collect();
+        let variant: Vec<Answer> = (0..7).map(|_| rows(&["b"])).collect();
+        let found = check(&samples, &baseline, &variant, false);
+        let all = found.listing(LISTED, "report.md");
+        assert_eq!(
+            all.iter().filter(|l| l.starts_with("  differ: ")).count(),
+            7
+        );
+        let some = found.listing(5, "report.md");
+        assert_eq!(
+            some.iter().filter(|l| l.starts_with("  differ: ")).count(),
+            5
+        );
+        assert_eq!(
+            some.last().unwrap(),
+            "  2 more (differ), listed in report.md"
+        );
+        let at = all
+            .iter()
+            .position(|l| l == "    first differing row:")
+            .unwrap();
+        assert_eq!(
+            all[at + 1..at + 3],
+            ["      baseline (a)", "      variant  (b)"]
+        );
     }
 }

@@ -49,6 +49,7 @@ fn workload(mix: &Mix) -> CustomWorkload {
         .iter()
         .flat_map(|t| &t.statements)
         .any(|sql| CustomWorkload::is_write(sql));
+    let nondeterministic = nondeterministic(&transactions);
     CustomWorkload {
         sbtest: mix
             .classes
@@ -65,8 +66,25 @@ fn workload(mix: &Mix) -> CustomWorkload {
                 / load.seconds as f64,
             seconds: load.seconds,
         }),
+        nondeterministic,
         transactions,
     }
+}
+
+/// The read statements whose answers change on their own, with the reason, for the
+/// answers check and for whoever reviews the file.
+fn nondeterministic(transactions: &[Transaction]) -> BTreeMap<String, String> {
+    transactions
+        .iter()
+        .flat_map(|t| &t.statements)
+        .filter(|sql| !CustomWorkload::is_write(sql))
+        .filter_map(|sql| {
+            Some((
+                sql.clone(),
+                crate::db::nondeterministic::classify(sql)?.reason(),
+            ))
+        })
+        .collect()
 }
 
 /// The parameter a drawn slot becomes; a tied slot has none of its own.
@@ -216,6 +234,12 @@ fn header(mix: &Mix, source: &Source, workload: &CustomWorkload) -> String {
             "writes = true: the mix writes; replaying it against an external server needs --allow-writes."
                 .to_string(),
         );
+    }
+    if !workload.nondeterministic.is_empty() {
+        lines.push(format!(
+            "nondeterministic: {} read statement(s) answer differently on their own (the time, chance, the session, the server, a LIMIT without ORDER BY); --check-results compares only what does not depend on it.",
+            workload.nondeterministic.len()
+        ));
     }
     if workload.sbtest {
         lines.push(

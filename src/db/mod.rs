@@ -4,6 +4,7 @@
 
 pub(crate) mod errors;
 pub(crate) mod lexer;
+pub(crate) mod nondeterministic;
 pub(crate) mod set_statement;
 pub(crate) mod sql_text;
 

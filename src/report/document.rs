@@ -169,11 +169,12 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
                         "first statement [parameters]",
                         "baseline",
                         "variant",
+                        "where they differ, why not compared, advice",
                     ]
                     .map(String::from)
                     .to_vec(),
                     rows,
-                    numeric: vec![false, false, true, false, false, false],
+                    numeric: vec![false, false, true, false, false, false, false],
                     verdict_column: None,
                 });
             }

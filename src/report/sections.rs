@@ -509,28 +509,48 @@ pub(crate) fn sweep_rows(view: &ReportView<'_>) -> Vec<[String; 5]> {
 }
 
 /// The Answers table: one row per query class that answered differently, in another
-/// order, or could not be compared.
+/// order, could not be compared, or was compared in part; each side's cell holds its
+/// answer, its first differing row and its warnings' texts, the last cell where the
+/// answers differ, why part was not compared, or the advice.
 pub(crate) fn answer_rows(check: &crate::answers::ResultCheck) -> Vec<Vec<String>> {
     let order_kind = if check.order_matters {
         "other order (--check-order)"
     } else {
         "same rows, other order"
     };
+    let side = |answer: &str, row: &Option<String>, warnings: &[String]| {
+        let mut cell = answer.to_string();
+        if let Some(row) = row {
+            cell.push_str(&format!("; first differing row ({row})"));
+        }
+        for warning in warnings {
+            cell.push_str(&format!("; {warning}"));
+        }
+        cell
+    };
     [
         ("differ", &check.differences),
         (order_kind, &check.order_only),
         ("not compared: same error", &check.not_compared),
+        ("not comparable in part", &check.not_comparable),
     ]
     .into_iter()
     .flat_map(|(kind, list)| {
         list.iter().map(move |d| {
+            let note = [&d.detail, &d.reason, &d.advice]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; ");
             vec![
                 kind.to_string(),
                 d.class.clone(),
                 d.count.to_string(),
                 format!("{} [{}]", d.statement, d.params.join(", ")),
-                d.baseline.clone(),
-                d.variant.clone(),
+                side(&d.baseline, &d.baseline_row, &d.baseline_warnings),
+                side(&d.variant, &d.variant_row, &d.variant_warnings),
+                note,
             ]
         })
     })

@@ -362,8 +362,12 @@ fn stop_for_answers(plan: &Plan, record: &RunRecord) -> Option<String> {
 }
 
 /// `--check-results`: the same sampled reads on both sides, their answers compared.
+/// Each statement runs on both sides back to back, then again on the side that went
+/// first (alternating which), so both answer at nearly the same moment and a statement
+/// that changes its answer on its own is told from one the change made different.
 /// When both sides are one server set apart by hooks, each side's round hooks run
-/// before its statements, so each side is checked with its own settings.
+/// around a pass of all its statements instead (baseline, variant, baseline again), so
+/// each side is checked with its own settings.
 fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<ResultCheck> {
     let coverage = plan.client.check_coverage();
     let samples =
@@ -375,40 +379,113 @@ fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<Resul
     );
     let one_server = crate::plan::one_external_server(&plan.sides);
     let before = servers.targets.each_ref().map(|t| checksums(plan, t));
-    let mut answers = Vec::new();
-    for side in Side::BOTH {
-        if one_server {
-            servers.hooks(side, HookPoint::BeforeRound)?;
-        }
-        let target = &servers.targets[side as usize];
-        let mut conn = target
-            .client
-            .connect()
-            .with_context(|| format!("{side}: connecting to compare answers"))?;
-        answers.push(crate::answers::answer_all(&mut conn, &samples));
-        drop(conn);
-        if one_server {
-            servers.hooks(side, HookPoint::AfterRound)?;
-        }
+    let marked = plan
+        .workload
+        .file()
+        .map(|f| f.nondeterministic.clone())
+        .unwrap_or_default();
+    let mut comparing = crate::answers::Comparing::new(plan.client.check_order, marked);
+    if one_server {
+        compare_in_passes(servers, &samples, &mut comparing)?;
+    } else {
+        compare_back_to_back(servers, &samples, &mut comparing)?;
     }
     let after = servers.targets.each_ref().map(|t| checksums(plan, t));
-    let mut check =
-        crate::answers::compare(&samples, &answers[0], &answers[1], plan.client.check_order);
+    let mut check = comparing.finish();
     check.data_differs = data_note(&before, &after, one_server);
     crate::terminal::note(format_args!("{}", check.summary()));
-    let listed = check.differences.iter().chain(&check.order_only);
-    for difference in listed.take(5) {
-        crate::terminal::note(format_args!(
-            "  {} statement(s) of {}; first {} [{}]: baseline {}; variant {}",
-            difference.count,
-            difference.class,
-            difference.statement,
-            difference.params.join(", "),
-            difference.baseline,
-            difference.variant
-        ));
+    for line in check.listing(crate::answers::LISTED, &listed_in(plan)) {
+        crate::terminal::note(line);
     }
     Ok(check)
+}
+
+/// Where the classes the terminal does not list can be read.
+fn listed_in(plan: &Plan) -> String {
+    ["markdown", "html", "json"]
+        .iter()
+        .find_map(|key| plan.outputs.path(key))
+        .map_or_else(
+            || "the report (--markdown FILE or --json FILE keeps them)".to_string(),
+            |path| path.display().to_string(),
+        )
+}
+
+/// A connection to one side for comparing answers.
+fn answers_connection(servers: &Servers<'_>, side: Side) -> anyhow::Result<mysql::Conn> {
+    servers.targets[side as usize]
+        .client
+        .connect()
+        .with_context(|| format!("{side}: connecting to compare answers"))
+}
+
+/// Each sample on the first side, the other, and the first again, alternating sides.
+fn compare_back_to_back(
+    servers: &Servers<'_>,
+    samples: &[crate::workload::check_sample::ReadSample],
+    comparing: &mut crate::answers::Comparing,
+) -> anyhow::Result<()> {
+    let mut conns = [
+        answers_connection(servers, Side::Baseline)?,
+        answers_connection(servers, Side::Variant)?,
+    ];
+    for (nth, sample) in samples.iter().enumerate() {
+        let first = nth % 2;
+        let one = crate::answers::answer(&mut conns[first], sample);
+        let other = crate::answers::answer(&mut conns[1 - first], sample);
+        let again = crate::answers::answer(&mut conns[first], sample);
+        let (baseline, variant) = if first == 0 {
+            (one, other)
+        } else {
+            (other, one)
+        };
+        let triple = crate::answers::Triple {
+            baseline,
+            variant,
+            again,
+            baseline_first: first == 0,
+        };
+        comparing.add(sample, &triple);
+    }
+    Ok(())
+}
+
+/// One server set apart by hooks: a pass of every sample on the baseline, one on the
+/// variant and one on the baseline again, each between its side's round hooks.
+fn compare_in_passes(
+    servers: &mut Servers<'_>,
+    samples: &[crate::workload::check_sample::ReadSample],
+    comparing: &mut crate::answers::Comparing,
+) -> anyhow::Result<()> {
+    let mut passes = Vec::new();
+    for side in [Side::Baseline, Side::Variant, Side::Baseline] {
+        servers.hooks(side, HookPoint::BeforeRound)?;
+        let mut conn = answers_connection(servers, side)?;
+        let answers: Vec<_> = samples
+            .iter()
+            .map(|s| crate::answers::answer(&mut conn, s))
+            .collect();
+        passes.push(answers.into_iter());
+        drop(conn);
+        servers.hooks(side, HookPoint::AfterRound)?;
+    }
+    let [mut baseline, mut variant, mut again] = <[_; 3]>::try_from(passes)
+        .map_err(|_| anyhow::anyhow!("three passes of the answers check"))?;
+    for sample in samples {
+        let (Some(baseline), Some(variant), Some(again)) =
+            (baseline.next(), variant.next(), again.next())
+        else {
+            break;
+        };
+        let triple = crate::answers::Triple {
+            baseline,
+            variant,
+            again,
+            baseline_first: true,
+        };
+        comparing.add(sample, &triple);
+    }
+    Ok(())
 }
 
 /// Whether the two sides' sbtest tables hold different data (`CHECKSUM TABLE`), said in

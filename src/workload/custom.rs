@@ -69,6 +69,12 @@ pub struct CustomWorkload {
     /// timestamps), for `--threads captured` and `--rate captured`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) captured: Option<CapturedLoad>,
+    /// Read statements whose answers change on their own (the time, chance, the session,
+    /// the server), each with the reason (set by `abtest capture`; yours to add for what
+    /// abtest cannot read, a stored function): `--check-results` compares only what does
+    /// not depend on it and never calls the rest a difference.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) nondeterministic: BTreeMap<String, String>,
     /// Weighted transactions.
     #[serde(rename = "transaction")]
     pub(crate) transactions: Vec<Transaction>,
@@ -301,7 +307,26 @@ impl CustomWorkload {
                 }
             }
         }
-        Ok(())
+        self.check_nondeterministic()
+    }
+
+    /// Every statement `[nondeterministic]` names is one of the file's.
+    fn check_nondeterministic(&self) -> Result<(), (String, String)> {
+        let statements = self.transactions.iter().flat_map(|t| &t.statements);
+        match self
+            .nondeterministic
+            .keys()
+            .find(|key| !statements.clone().any(|sql| sql == *key))
+        {
+            Some(key) => Err((
+                "[nondeterministic]".into(),
+                format!(
+                    "[nondeterministic] names a statement that no transaction has: {key:?}; \
+                     write it exactly as in `statements`"
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     /// The query classes: every statement as written, in file order, with BEGIN first
