@@ -296,6 +296,18 @@ fn header(mix: &Mix, source: &Source, workload: &CustomWorkload) -> String {
         "classes: statements fold as pt-query-digest folds them, and the table names that differ only by their number (sbtest1..N) fold into one class; the table is a parameter drawn from the captured ones by frequency."
             .to_string(),
     );
+    lines.push(
+        "lists: an IN (…) list of literals is one slot whatever its length, as pt-query-digest's in(?+); a type = \"list\" parameter draws its length from the captured lengths and its elements from the captured elements, by frequency."
+            .to_string(),
+    );
+    lines.push(
+        "ranges: the two ends of BETWEEN {a} AND {b} (or x >= {a} AND x < {b}) whose width varied are one type = \"pair\" parameter, {name.low} and {name.high}, drawn as one of the captured (low, high) pairs, so every replayed range is one production ran."
+            .to_string(),
+    );
+    lines.push(
+        "names: a parameter is named by the column it binds to (t2_id when several classes bind id, k_1 and k_2 when one binds k twice); one with no column next to it by its class and slot (t1_3)."
+            .to_string(),
+    );
     lines.push(format!(
         "ties: a value follows an earlier one of its transaction only when it equalled it (or it plus one constant, where the earlier value varied) in every one of at least {MIN_TIE_EXECUTIONS} executions; every other value is drawn on its own from the captured ones."
     ));
@@ -446,6 +458,98 @@ mod tests {
         );
         assert!(
             text.contains("select c from sbtest? where id between ? and ?"),
+            "{text}"
+        );
+    }
+
+    /// IN lists of 2 to 5 values are one class whose list length is drawn from the
+    /// captured ones; a BETWEEN on dates is one captured pair; parameters are named by
+    /// their column.
+    #[test]
+    fn lists_pairs_and_column_names_are_written_and_read_back() {
+        let mut statements = Vec::new();
+        for i in 0..40i64 {
+            let length = 2 + (i % 4) as usize;
+            let ids: Vec<String> = (0..length as i64)
+                .map(|k| (i * 7 + k).to_string())
+                .collect();
+            let month = 1 + i % 9;
+            for sql in [
+                format!(
+                    "SELECT name FROM customers WHERE customer_id IN ({})",
+                    ids.join(", ")
+                ),
+                format!(
+                    "SELECT COUNT(*) FROM orders WHERE created_at BETWEEN '2024-{month:02}-01' AND '2024-{:02}-01' AND status = 'open'",
+                    month + 3
+                ),
+            ] {
+                statements.push(Logged {
+                    connection: 1,
+                    text: sql,
+                    line: 1,
+                    at: None,
+                });
+            }
+        }
+        let mix = build(&statements, Keep::All);
+        let source = Source {
+            name: "slow.log".into(),
+            kind: "slow log".into(),
+            anonymized: false,
+        };
+        let text = workload_file(&mix, &source).unwrap();
+        let workload = CustomWorkload::parse(&text, std::path::Path::new("captured.toml")).unwrap();
+        assert_eq!(workload.transactions.len(), 2, "{text}");
+        let all: Vec<&String> = workload
+            .transactions
+            .iter()
+            .flat_map(|t| &t.statements)
+            .collect();
+        assert!(
+            all.contains(
+                &&"SELECT name FROM customers WHERE customer_id IN ({customer_id})".to_string()
+            ),
+            "{text}"
+        );
+        assert!(
+            all.contains(
+                &&"SELECT COUNT(*) FROM orders WHERE created_at BETWEEN {created_at.low} AND {created_at.high} AND status = {status}"
+                    .to_string()
+            ),
+            "{text}"
+        );
+        let Param::List {
+            lengths,
+            length_weights,
+            min,
+            max,
+            ..
+        } = &workload.params["customer_id"]
+        else {
+            panic!("{text}");
+        };
+        assert_eq!(lengths, &[2, 3, 4, 5], "{text}");
+        assert!(
+            length_weights.is_empty(),
+            "each length seen 10 times: {text}"
+        );
+        assert_eq!(
+            (*min, *max),
+            (Some(0), Some(277)),
+            "many values: a range: {text}"
+        );
+        let Param::Pair { values, .. } = &workload.params["created_at"] else {
+            panic!("{text}");
+        };
+        assert_eq!(values.len(), 9, "{text}");
+        assert!(
+            values.iter().all(|(low, high)| {
+                let (ChoiceValue::Text(low), ChoiceValue::Text(high)) = (low, high) else {
+                    return false;
+                };
+                low < high
+            }),
             "{text}"
         );
     }

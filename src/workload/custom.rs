@@ -1121,4 +1121,96 @@ statements = ["UPDATE sbtest{t} SET c = {s} WHERE id = {id}"]
             "{message}"
         );
     }
+
+    #[test]
+    fn a_list_is_drawn_with_its_lengths_and_a_pair_whole() {
+        let w = load(
+            "[params]\nks = { type = \"list\", lengths = [2, 4], length_weights = [3, 1], values = [1, 2, 3, 4, 5] }\n\
+             d = { type = \"pair\", values = [[\"2024-01-01\", \"2024-03-31\"], [\"2024-02-01\", \"2024-05-01\"]] }\n\
+             [[transaction]]\nname = \"x\"\n\
+             statements = [\"SELECT c FROM t WHERE k IN ({ks}) AND d BETWEEN {d.low} AND {d.high}\"]\n",
+        )
+        .unwrap();
+        let sql = &w.transactions[0].statements[0];
+        let variants = Variants::of(&w, sql, 1);
+        assert_eq!(variants.count(), 2);
+        let texts: Vec<String> = (0..2)
+            .map(|n| {
+                let (table, lengths) = variants.nth(n);
+                render(sql, &w, 1, table, &lengths)
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "SELECT c FROM t WHERE k IN (?, ?) AND d BETWEEN ? AND ?",
+                "SELECT c FROM t WHERE k IN (?, ?, ?, ?) AND d BETWEEN ? AND ?",
+            ]
+        );
+        let mut rng = WorkloadRng::seeded(5);
+        let bound = bound(&w, sql);
+        let mut twos = 0;
+        for _ in 0..2000 {
+            let mut values = BTreeMap::new();
+            for name in ["ks", "d"] {
+                let sums = w.params[name].cumulative();
+                values.insert(
+                    name.to_string(),
+                    draw(&w.params[name], sums.as_ref(), &mut rng, 1, 1),
+                );
+            }
+            let list = &values["ks"];
+            assert!(list.len() == 2 || list.len() == 4, "{list:?}");
+            let mut distinct = list.clone();
+            distinct.dedup();
+            assert_eq!(distinct.len(), list.len(), "distinct elements: {list:?}");
+            twos += usize::from(list.len() == 2);
+            let params = bind(&bound, &values);
+            assert_eq!(params.len(), list.len() + 2);
+            let range = (params[list.len()].clone(), params[list.len() + 1].clone());
+            assert!(
+                range == (Value::from("2024-01-01"), Value::from("2024-03-31"))
+                    || range == (Value::from("2024-02-01"), Value::from("2024-05-01")),
+                "{range:?}"
+            );
+            assert_eq!(variants.index(&values), usize::from(list.len() == 4));
+        }
+        assert!(
+            (1350..1650).contains(&twos),
+            "lengths by weight 3:1: {twos}"
+        );
+        for (bad, statement, why) in [
+            (
+                "p = { type = \"pair\", values = [[1, 2]] }",
+                "SELECT {p}",
+                "write its ends as {p.low} and {p.high}",
+            ),
+            (
+                "p = { type = \"int\", min = 1, max = 2 }",
+                "SELECT {p.low}",
+                "`p` is not a pair",
+            ),
+            (
+                "p = { type = \"list\", lengths = [0], values = [1] }",
+                "SELECT {p}",
+                "each at least 1",
+            ),
+            (
+                "p = { type = \"list\", lengths = [2] }",
+                "SELECT {p}",
+                "from values = [...] or from min and max",
+            ),
+            (
+                "p = { type = \"pair\", values = [] }",
+                "SELECT {p.low}",
+                "at least one (low, high)",
+            ),
+        ] {
+            let text = format!(
+                "[params]\n{bad}\n[[transaction]]\nname = \"x\"\nstatements = [\"{statement}\"]\n"
+            );
+            let e = load(&text).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
 }
