@@ -1,11 +1,16 @@
 //! Writing a captured mix as a `--workload-file`: one `[[transaction]]` per class,
 //! weighted by how often it ran, one parameter per drawn slot, and a header that says
-//! where it came from, what it covers and what was left out. The file is built as the
+//! where it came from, what it covers and what was left out. A parameter is named by
+//! the column it binds to (`customer_id`), so the file reads as the application's
+//! queries; a column bound in several classes gets its class in front (`t2_id`), one
+//! bound twice in a statement a number behind (`k_1`, `k_2`), and a slot with no column
+//! next to it keeps its class and number (`t1_3`). The file is built as the
 //! workload type itself and serialised, so what `capture` writes is exactly what
 //! `--workload-file` reads.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
+use super::columns::columns;
 use super::mix::{Class, MIN_TIE_EXECUTIONS, Mix, SlotSource};
 use super::template::{Literal, SLOT};
 use crate::workload::custom::{CapturedLoad, ChoiceValue, CustomWorkload, Param, Transaction};
@@ -31,18 +36,17 @@ pub(crate) fn workload_file(mix: &Mix, source: &Source) -> anyhow::Result<String
 fn workload(mix: &Mix) -> CustomWorkload {
     let mut params = BTreeMap::new();
     let mut transactions = Vec::new();
-    for (index, class) in mix.classes.iter().enumerate() {
-        let prefix = format!("t{}_", index + 1);
+    for (index, (class, names)) in mix.classes.iter().zip(param_names(mix)).enumerate() {
         for (slot, source) in class.slots.iter().enumerate() {
-            if let Some(param) = param_of(source) {
-                params.insert(format!("{prefix}{slot}"), param);
+            if let (Some(param), Some(name)) = (param_of(source), names.get(&slot)) {
+                params.insert(name.clone(), param);
             }
         }
         transactions.push(Transaction {
             name: format!("t{}", index + 1),
             weight: u32::try_from(class.count).unwrap_or(u32::MAX),
             begin: class.shape.explicit,
-            statements: statements(class, &prefix),
+            statements: statements(class, &names),
         });
     }
     let writes = transactions
@@ -87,7 +91,75 @@ fn nondeterministic(transactions: &[Transaction]) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The parameter a drawn slot becomes; a tied slot has none of its own.
+/// Whether a slot has a parameter of its own (it is drawn, not tied to another).
+fn owns_param(source: &SlotSource) -> bool {
+    !matches!(
+        source,
+        SlotSource::Tied { .. } | SlotSource::PairHigh { .. }
+    )
+}
+
+/// The parameter name of each slot that has one, by class: the column it binds to,
+/// made unique as the module says.
+fn param_names(mix: &Mix) -> Vec<BTreeMap<usize, String>> {
+    let bound: Vec<Vec<(usize, Option<String>)>> = mix
+        .classes
+        .iter()
+        .map(|class| {
+            let columns = columns(&class.shape.templates);
+            (0..class.slots.len())
+                .filter(|&slot| owns_param(&class.slots[slot]))
+                .map(|slot| (slot, columns.get(slot).cloned().flatten()))
+                .collect()
+        })
+        .collect();
+    let mut classes_of: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+    for (class, slots) in bound.iter().enumerate() {
+        for column in slots.iter().filter_map(|(_, c)| c.as_deref()) {
+            classes_of.entry(column).or_default().insert(class);
+        }
+    }
+    let mut taken = BTreeSet::new();
+    bound
+        .iter()
+        .enumerate()
+        .map(|(class, slots)| {
+            let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+            slots
+                .iter()
+                .map(|(slot, column)| {
+                    let mut name = match column.as_deref() {
+                        None => format!("t{}_{slot}", class + 1),
+                        Some(column) => {
+                            let shared = classes_of[column].len() > 1;
+                            let times = slots
+                                .iter()
+                                .filter(|(_, c)| c.as_deref() == Some(column))
+                                .count();
+                            let nth = seen.entry(column).or_default();
+                            *nth += 1;
+                            let base = match shared {
+                                true => format!("t{}_{column}", class + 1),
+                                false => column.to_string(),
+                            };
+                            match times {
+                                1 => base,
+                                _ => format!("{base}_{nth}"),
+                            }
+                        }
+                    };
+                    while !taken.insert(name.clone()) {
+                        name.push_str(&format!("_{slot}"));
+                    }
+                    (*slot, name)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The parameter a drawn slot becomes; a tied slot, or a pair's high end, has none of
+/// its own.
 fn param_of(source: &SlotSource) -> Option<Param> {
     match source {
         SlotSource::Range { min, max } => Some(Param::Int {
@@ -106,12 +178,37 @@ fn param_of(source: &SlotSource) -> Option<Param> {
             values: values.iter().map(|(v, _)| choice_value(v)).collect(),
             weights: weights_of(values),
         }),
-        SlotSource::Tied { .. } => None,
+        SlotSource::List { lengths, elements } => {
+            let (values, weights, min, max) = match param_of(elements) {
+                Some(Param::Choice { values, weights }) => (values, weights, None, None),
+                Some(Param::Int { min, max }) => (Vec::new(), Vec::new(), Some(min), Some(max)),
+                _ => (Vec::new(), Vec::new(), None, None),
+            };
+            Some(Param::List {
+                lengths: lengths
+                    .iter()
+                    .map(|(n, _)| u32::try_from(*n).unwrap_or(u32::MAX))
+                    .collect(),
+                length_weights: weights_of(lengths),
+                values,
+                weights,
+                min,
+                max,
+            })
+        }
+        SlotSource::Pair(values) => Some(Param::Pair {
+            values: values
+                .iter()
+                .map(|((low, high), _)| (choice_value(low), choice_value(high)))
+                .collect(),
+            weights: weights_of(values),
+        }),
+        SlotSource::Tied { .. } | SlotSource::PairHigh { .. } => None,
     }
 }
 
 /// The observed frequencies as weights; none when every value was seen as often.
-fn weights_of(values: &[(Literal, u64)]) -> Vec<u64> {
+fn weights_of<T>(values: &[(T, u64)]) -> Vec<u64> {
     if values.iter().all(|(_, n)| *n == values[0].1) {
         Vec::new()
     } else {
@@ -132,11 +229,12 @@ fn choice_value(literal: &Literal) -> ChoiceValue {
         Literal::Decimal(text) | Literal::Text(text) | Literal::Table(text) => {
             ChoiceValue::Text(text.clone())
         }
+        Literal::List(list) => ChoiceValue::Text(format!("{list:?}")),
     }
 }
 
 /// The class's statements with each slot written as its parameter.
-fn statements(class: &Class, prefix: &str) -> Vec<String> {
+fn statements(class: &Class, names: &BTreeMap<usize, String>) -> Vec<String> {
     let mut slot = 0;
     class
         .shape
@@ -146,7 +244,7 @@ fn statements(class: &Class, prefix: &str) -> Vec<String> {
             let pieces: Vec<&str> = template.split(SLOT).collect();
             let mut sql = pieces[0].to_string();
             for piece in &pieces[1..] {
-                sql.push_str(&placeholder(&class.slots, slot, prefix));
+                sql.push_str(&placeholder(&class.slots, slot, names));
                 sql.push_str(piece);
                 slot += 1;
             }
@@ -155,9 +253,10 @@ fn statements(class: &Class, prefix: &str) -> Vec<String> {
         .collect()
 }
 
-/// `{t1_3}`, or for a tied slot the slot it follows, with its offset (`{t1_3 + 99}`,
-/// computed by the client, so the server runs the statement as the application did).
-fn placeholder(slots: &[SlotSource], slot: usize, prefix: &str) -> String {
+/// `{id}`, or for a tied slot the slot it follows, with its offset (`{id + 99}`,
+/// computed by the client, so the server runs the statement as the application did);
+/// a pair's ends `{d.low}` and `{d.high}`.
+fn placeholder(slots: &[SlotSource], slot: usize, names: &BTreeMap<usize, String>) -> String {
     let (mut root, mut offset) = (slot, 0i64);
     while let SlotSource::Tied {
         slot: earlier,
@@ -167,10 +266,15 @@ fn placeholder(slots: &[SlotSource], slot: usize, prefix: &str) -> String {
         root = earlier;
         offset = offset.saturating_add(by);
     }
+    let name = match slots[root] {
+        SlotSource::Pair(_) => format!("{}.low", names[&root]),
+        SlotSource::PairHigh { low } => format!("{}.high", names[&low]),
+        _ => names[&root].clone(),
+    };
     match offset {
-        0 => format!("{{{prefix}{root}}}"),
-        o if o > 0 => format!("{{{prefix}{root} + {o}}}"),
-        o => format!("{{{prefix}{root} - {}}}", o.unsigned_abs()),
+        0 => format!("{{{name}}}"),
+        o if o > 0 => format!("{{{name} + {o}}}"),
+        o => format!("{{{name} - {}}}", o.unsigned_abs()),
     }
 }
 
@@ -208,6 +312,18 @@ fn header(mix: &Mix, source: &Source, workload: &CustomWorkload) -> String {
     ];
     lines.push(
         "classes: statements fold as pt-query-digest folds them, and the table names that differ only by their number (sbtest1..N) fold into one class; the table is a parameter drawn from the captured ones by frequency."
+            .to_string(),
+    );
+    lines.push(
+        "lists: an IN (…) list of literals is one slot whatever its length, as pt-query-digest's in(?+); a type = \"list\" parameter draws its length from the captured lengths and its elements from the captured elements, by frequency."
+            .to_string(),
+    );
+    lines.push(
+        "ranges: the two ends of BETWEEN {a} AND {b} (or x >= {a} AND x < {b}) whose width varied are one type = \"pair\" parameter, {name.low} and {name.high}, drawn as one of the captured (low, high) pairs, so every replayed range is one production ran."
+            .to_string(),
+    );
+    lines.push(
+        "names: a parameter is named by the column it binds to (t2_id when several classes bind id, k_1 and k_2 when one binds k twice); one with no column next to it by its class and slot (t1_3)."
             .to_string(),
     );
     lines.push(format!(
@@ -351,13 +467,14 @@ mod tests {
         assert_eq!(
             tx.statements,
             [
-                "SELECT c FROM sbtest{t1_0} WHERE id BETWEEN {t1_1} AND {t1_1 + 99}",
-                "UPDATE sbtest{t1_0} SET c = {t1_4} WHERE id = {t1_1}",
+                "SELECT c FROM sbtest{t1_0} WHERE id BETWEEN {t1_id} AND {t1_id + 99}",
+                "UPDATE sbtest{t1_0} SET c = {c} WHERE id = {t1_id}",
             ]
         );
         assert_eq!(
             workload.transactions[1].statements,
-            ["SELECT name FROM users WHERE id = {t2_0} LIMIT {t2_1}"]
+            ["SELECT name FROM users WHERE id = {t2_id} LIMIT {t2_1}"],
+            "a column of two classes is named with its class; LIMIT has no column"
         );
         assert!(
             text.contains("# coverage: the replayed statements make up 100.0 %"),
@@ -365,6 +482,98 @@ mod tests {
         );
         assert!(
             text.contains("select c from sbtest? where id between ? and ?"),
+            "{text}"
+        );
+    }
+
+    /// IN lists of 2 to 5 values are one class whose list length is drawn from the
+    /// captured ones; a BETWEEN on dates is one captured pair; parameters are named by
+    /// their column.
+    #[test]
+    fn lists_pairs_and_column_names_are_written_and_read_back() {
+        let mut statements = Vec::new();
+        for i in 0..40i64 {
+            let length = 2 + (i % 4) as usize;
+            let ids: Vec<String> = (0..length as i64)
+                .map(|k| (i * 7 + k).to_string())
+                .collect();
+            let month = 1 + i % 9;
+            for sql in [
+                format!(
+                    "SELECT name FROM customers WHERE customer_id IN ({})",
+                    ids.join(", ")
+                ),
+                format!(
+                    "SELECT COUNT(*) FROM orders WHERE created_at BETWEEN '2024-{month:02}-01' AND '2024-{:02}-01' AND status = 'open'",
+                    month + 3
+                ),
+            ] {
+                statements.push(Logged {
+                    connection: 1,
+                    text: sql,
+                    line: 1,
+                    at: None,
+                });
+            }
+        }
+        let mix = build(&statements, Keep::All);
+        let source = Source {
+            name: "slow.log".into(),
+            kind: "slow log".into(),
+            anonymized: false,
+        };
+        let text = workload_file(&mix, &source).unwrap();
+        let workload = CustomWorkload::parse(&text, std::path::Path::new("captured.toml")).unwrap();
+        assert_eq!(workload.transactions.len(), 2, "{text}");
+        let all: Vec<&String> = workload
+            .transactions
+            .iter()
+            .flat_map(|t| &t.statements)
+            .collect();
+        assert!(
+            all.contains(
+                &&"SELECT name FROM customers WHERE customer_id IN ({customer_id})".to_string()
+            ),
+            "{text}"
+        );
+        assert!(
+            all.contains(
+                &&"SELECT COUNT(*) FROM orders WHERE created_at BETWEEN {created_at.low} AND {created_at.high} AND status = {status}"
+                    .to_string()
+            ),
+            "{text}"
+        );
+        let Param::List {
+            lengths,
+            length_weights,
+            min,
+            max,
+            ..
+        } = &workload.params["customer_id"]
+        else {
+            panic!("{text}");
+        };
+        assert_eq!(lengths, &[2, 3, 4, 5], "{text}");
+        assert!(
+            length_weights.is_empty(),
+            "each length seen 10 times: {text}"
+        );
+        assert_eq!(
+            (*min, *max),
+            (Some(0), Some(277)),
+            "many values: a range: {text}"
+        );
+        let Param::Pair { values, .. } = &workload.params["created_at"] else {
+            panic!("{text}");
+        };
+        assert_eq!(values.len(), 9, "{text}");
+        assert!(
+            values.iter().all(|(low, high)| {
+                let (ChoiceValue::Text(low), ChoiceValue::Text(high)) = (low, high) else {
+                    return false;
+                };
+                low < high
+            }),
             "{text}"
         );
     }

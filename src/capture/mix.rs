@@ -8,10 +8,15 @@
 //! constant (sysbench's `DELETE … id = N` then `INSERT … (N, …)`, or `BETWEEN N AND
 //! N + 99`), stays tied to it instead of being drawn on its own. And numbers seen in
 //! many distinct values are drawn from their observed range, strings and numbers with
-//! few values from their observed frequencies.
+//! few values from their observed frequencies. An `IN (…)` list is one slot: its length
+//! drawn from the captured lengths, its elements from the captured elements. And the two
+//! ends of a range (`BETWEEN {} AND {}`, `d >= {} AND d < {}`) that are not tied by a
+//! constant width are drawn together, as one of the captured (low, high) pairs, so the
+//! replay never sends an inverted or empty range production did not.
 
 use std::collections::BTreeMap;
 
+use super::columns::range_pairs;
 use super::fingerprint::fingerprint;
 use super::log::Logged;
 use super::template::{self, Literal};
@@ -40,6 +45,17 @@ pub(crate) enum SlotSource {
     Choice(Vec<(Literal, u64)>),
     /// The value of an earlier slot of the transaction, plus `offset`.
     Tied { slot: usize, offset: i64 },
+    /// Drawn: an IN list, its length one of the observed lengths by frequency, its
+    /// elements drawn as `elements` says (a range or a choice).
+    List {
+        lengths: Vec<(usize, u64)>,
+        elements: Box<SlotSource>,
+    },
+    /// Drawn: the low end of a range, as one of the observed (low, high) pairs by
+    /// frequency; the next slot is its high end.
+    Pair(Vec<((Literal, Literal), u64)>),
+    /// The high end of the pair drawn at slot `low`.
+    PairHigh { low: usize },
 }
 
 /// One transaction class of the mix.
@@ -195,7 +211,11 @@ pub(crate) fn build(statements: &[Logged], keep: Keep) -> Mix {
         .into_iter()
         .map(|(shape, instances)| Class {
             count: instances.len() as u64,
-            slots: slot_sources(&instances, &offset_allowed(&shape)),
+            slots: slot_sources(
+                &instances,
+                &offset_allowed(&shape),
+                &range_pairs(&shape.templates),
+            ),
             shape,
         })
         .collect();
@@ -304,16 +324,72 @@ pub(crate) fn offset_allowed(shape: &Shape) -> Vec<bool> {
     allowed
 }
 
-/// Where each slot's value comes from, from every instance's literals.
-pub(crate) fn slot_sources(instances: &[Vec<Literal>], offset_allowed: &[bool]) -> Vec<SlotSource> {
+/// Where each slot's value comes from, from every instance's literals; `pairs` are the
+/// (low, high) slots of the ranges in the templates.
+pub(crate) fn slot_sources(
+    instances: &[Vec<Literal>],
+    offset_allowed: &[bool],
+    pairs: &[(usize, usize)],
+) -> Vec<SlotSource> {
     let slots = instances.first().map_or(0, Vec::len);
-    (0..slots)
+    let ties: Vec<Option<SlotSource>> = (0..slots)
         .map(|slot| {
-            let column: Vec<&Literal> = instances.iter().map(|i| &i[slot]).collect();
             let allowed = offset_allowed.get(slot).copied().unwrap_or(false);
-            tie(instances, slot, allowed).unwrap_or_else(|| drawn(&column))
+            tie(instances, slot, allowed)
         })
-        .collect()
+        .collect();
+    // A range is drawn as a pair when neither end follows an earlier value: a width
+    // that never changed stays a tie (`BETWEEN {id} AND {id + 99}`).
+    let drawn_pairs: Vec<(usize, usize)> = pairs
+        .iter()
+        .copied()
+        .filter(|&(low, high)| high < slots && ties[low].is_none() && ties[high].is_none())
+        .collect();
+    let mut sources: Vec<SlotSource> = Vec::with_capacity(slots);
+    for (slot, tied) in ties.into_iter().enumerate() {
+        let column: Vec<&Literal> = instances.iter().map(|i| &i[slot]).collect();
+        let source = if let Some(&(_, high)) = drawn_pairs.iter().find(|p| p.0 == slot) {
+            SlotSource::Pair(pairs_of(instances, slot, high))
+        } else if let Some(&(low, _)) = drawn_pairs.iter().find(|p| p.1 == slot) {
+            SlotSource::PairHigh { low }
+        } else {
+            tied.unwrap_or_else(|| drawn(&column))
+        };
+        sources.push(source);
+    }
+    sources
+}
+
+/// The observed (low, high) pairs of slots `low` and `high`, most frequent first (the
+/// first [`MAX_CHOICES`]).
+fn pairs_of(instances: &[Vec<Literal>], low: usize, high: usize) -> Vec<((Literal, Literal), u64)> {
+    let pairs: Vec<(Literal, Literal)> = instances
+        .iter()
+        .map(|i| (i[low].clone(), i[high].clone()))
+        .collect();
+    most_frequent(counted(pairs.iter()))
+}
+
+/// Each distinct value with how often it was seen, most frequent first, then in value
+/// order.
+fn counted<'a, T: PartialOrd + Clone + 'a>(values: impl Iterator<Item = &'a T>) -> Vec<(T, u64)> {
+    let mut sorted: Vec<&T> = values.collect();
+    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let mut counts: Vec<(T, u64)> = Vec::new();
+    for value in sorted {
+        match counts.last_mut() {
+            Some((last, n)) if last == value => *n += 1,
+            _ => counts.push((value.clone(), 1)),
+        }
+    }
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    counts
+}
+
+/// The first [`MAX_CHOICES`] of `counts`.
+fn most_frequent<T>(mut counts: Vec<(T, u64)>) -> Vec<(T, u64)> {
+    counts.truncate(MAX_CHOICES);
+    counts
 }
 
 /// The fewest executions of a transaction class that can tie one slot to another.
@@ -350,17 +426,25 @@ fn tie(instances: &[Vec<Literal>], slot: usize, offset_allowed: bool) -> Option<
 }
 
 /// A drawn slot: the observed range of whole numbers with many distinct values, else
-/// the observed values by frequency (the most frequent [`MAX_CHOICES`]).
+/// the observed values by frequency (the most frequent [`MAX_CHOICES`]); an IN list's
+/// length by frequency, its elements drawn so from every element seen.
 fn drawn(column: &[&Literal]) -> SlotSource {
-    let mut counts: Vec<(Literal, u64)> = Vec::new();
-    let mut sorted: Vec<&Literal> = column.to_vec();
-    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-    for value in sorted {
-        match counts.last_mut() {
-            Some((last, n)) if last == value => *n += 1,
-            _ => counts.push((value.clone(), 1)),
-        }
+    let lists: Option<Vec<&Vec<Literal>>> = column
+        .iter()
+        .map(|l| match l {
+            Literal::List(list) => Some(list),
+            _ => None,
+        })
+        .collect();
+    if let Some(lists) = lists.filter(|l| !l.is_empty()) {
+        let lengths: Vec<usize> = lists.iter().map(|l| l.len()).collect();
+        let elements: Vec<&Literal> = lists.iter().flat_map(|l| l.iter()).collect();
+        return SlotSource::List {
+            lengths: counted(lengths.iter()),
+            elements: Box::new(drawn(&elements)),
+        };
     }
+    let counts = counted(column.iter().copied());
     let ints: Option<Vec<i64>> = column
         .iter()
         .map(|l| match l {
@@ -375,11 +459,7 @@ fn drawn(column: &[&Literal]) -> SlotSource {
                 max: ints.iter().copied().max().unwrap_or_default(),
             }
         }
-        _ => {
-            counts.sort_by_key(|c| std::cmp::Reverse(c.1));
-            counts.truncate(MAX_CHOICES);
-            SlotSource::Choice(counts)
-        }
+        _ => SlotSource::Choice(most_frequent(counts)),
     }
 }
 
@@ -390,14 +470,25 @@ fn drawn(column: &[&Literal]) -> SlotSource {
 pub(crate) fn anonymize(mix: &mut Mix, seed: u64) {
     for class in &mut mix.classes {
         for slot in &mut class.slots {
-            if let SlotSource::Choice(values) = slot {
-                for (value, _) in values.iter_mut() {
-                    if let Literal::Text(text) = value {
-                        *text = scramble(text, seed);
-                    }
-                }
-            }
+            anonymize_slot(slot, seed);
         }
+    }
+}
+
+fn anonymize_slot(slot: &mut SlotSource, seed: u64) {
+    let text = |value: &mut Literal| {
+        if let Literal::Text(text) = value {
+            *text = scramble(text, seed);
+        }
+    };
+    match slot {
+        SlotSource::Choice(values) => values.iter_mut().for_each(|(v, _)| text(v)),
+        SlotSource::Pair(values) => values.iter_mut().for_each(|((low, high), _)| {
+            text(low);
+            text(high);
+        }),
+        SlotSource::List { elements, .. } => anonymize_slot(elements, seed),
+        SlotSource::Range { .. } | SlotSource::Tied { .. } | SlotSource::PairHigh { .. } => {}
     }
 }
 

@@ -8,6 +8,7 @@
 //! was observed.
 
 pub(crate) mod check_on;
+pub(crate) mod columns;
 pub(crate) mod digest;
 pub(crate) mod emit;
 pub(crate) mod fingerprint;

@@ -4,7 +4,9 @@
 //! replayed mix; the literals seen in each slot become that slot's parameter.
 //!
 //! A literal is a quoted string or a number that is not part of a name (`sbtest1` and
-//! `t2.c3` stay as they are). Comments go. What is left of the text must be safe to
+//! `t2.c3` stay as they are). An `IN (…)` list of literals alone is one slot holding
+//! the whole list, whatever its length: pt-query-digest folds `IN (1,2)` and `IN
+//! (1,2,3)` into one class, `in(?+)`, and so does the capture. Comments go. What is left of the text must be safe to
 //! replay as written: a template with a brace is refused, since braces mark parameters in
 //! a workload file.
 
@@ -19,6 +21,8 @@ pub(crate) enum Literal {
     Text(String),
     /// The number that ends a table's name (`sbtest12`, `t_2024_01`), as written.
     Table(String),
+    /// The literals of an `IN (…)` list, in order.
+    List(Vec<Literal>),
 }
 
 use crate::db::lexer;
@@ -114,6 +118,14 @@ pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
                 }
                 i = end;
             }
+            '(' if ends_with_in(&template) && in_list(&chars, i).is_some() => {
+                let (list, end) = in_list(&chars, i).unwrap_or_default();
+                template.push('(');
+                template.push_str(SLOT);
+                template.push(')');
+                literals.push(Literal::List(list));
+                i = end;
+            }
             '{' | '}' => return Err("a brace outside a string".to_string()),
             c => {
                 template.push(c);
@@ -122,6 +134,69 @@ pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
         }
     }
     Ok((template.trim().to_string(), literals))
+}
+
+/// Whether `template` ends with the keyword IN (and blanks): a `(` after it opens a list.
+fn ends_with_in(template: &str) -> bool {
+    let trimmed = template.trim_end();
+    let lower = trimmed.to_ascii_lowercase();
+    lower.ends_with("in")
+        && !trimmed[..trimmed.len() - 2]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '`' | '.'))
+}
+
+/// The list of literals in the parentheses opened at `open`, and the index after them;
+/// `None` when anything but literals (a name, an expression, a subquery, a literal form
+/// kept as written) stands in them.
+fn in_list(chars: &[char], open: usize) -> Option<(Vec<Literal>, usize)> {
+    let blank = |mut i: usize| {
+        while chars.get(i).is_some_and(|c| c.is_whitespace()) {
+            i += 1;
+        }
+        i
+    };
+    let mut list = Vec::new();
+    let mut i = blank(open + 1);
+    loop {
+        let (literal, end) = list_element(chars, i)?;
+        list.push(literal);
+        i = blank(end);
+        match chars.get(i)? {
+            ',' => i = blank(i + 1),
+            ')' => return Some((list, i + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// One literal of an IN list at `i`: a quoted string, or a number with its sign.
+fn list_element(chars: &[char], i: usize) -> Option<(Literal, usize)> {
+    match *chars.get(i)? {
+        '\'' | '"' => {
+            let (text, end) = quoted(chars, i).ok()?;
+            Some((Literal::Text(text), end))
+        }
+        c if c == '-' || c.is_ascii_digit() || c == '.' => {
+            let start = usize::from(c == '-') + i;
+            let digit = |j: usize| chars.get(j).is_some_and(char::is_ascii_digit);
+            if !(digit(start) || (chars.get(start) == Some(&'.') && digit(start + 1))) {
+                return None;
+            }
+            let end = number_end(chars, start);
+            let text: String = chars[i..end].iter().collect();
+            if text.contains(['x', 'b']) {
+                return None;
+            }
+            let literal = match text.parse::<i64>() {
+                Ok(n) => Literal::Int(n),
+                Err(_) => Literal::Decimal(text),
+            };
+            Some((literal, end))
+        }
+        _ => None,
+    }
 }
 
 /// A quoted string starting at `start`: its unescaped text and the index after it.
@@ -384,5 +459,67 @@ mod tests {
             assert_eq!(split(sql).unwrap().0, template, "{sql}");
         }
         assert!(split("SELECT _utf8mb4'{x}'").is_err());
+    }
+
+    #[test]
+    fn an_in_list_of_any_length_is_one_slot() {
+        let ints = |ns: &[i64]| Literal::List(ns.iter().map(|&n| Literal::Int(n)).collect());
+        for (sql, list) in [
+            ("SELECT c FROM t WHERE k IN (1, 2)", ints(&[1, 2])),
+            ("SELECT c FROM t WHERE k IN(1,2,3)", ints(&[1, 2, 3])),
+            ("SELECT c FROM t WHERE k in ( -4 , 5 )", ints(&[-4, 5])),
+            ("SELECT c FROM t WHERE k IN (7)", ints(&[7])),
+        ] {
+            let (template, literals) = split(sql).unwrap();
+            assert!(
+                template.ends_with("IN ({})")
+                    || template.ends_with("in ({})")
+                    || template.ends_with("IN({})"),
+                "{template}"
+            );
+            assert_eq!(literals, [list], "{sql}");
+        }
+        let (template, literals) =
+            split("SELECT c FROM t WHERE name NOT IN ('a', \"b\", 'c''d') AND x = 1.5").unwrap();
+        assert_eq!(
+            template,
+            "SELECT c FROM t WHERE name NOT IN ({}) AND x = {}"
+        );
+        assert_eq!(
+            literals,
+            [
+                Literal::List(vec![
+                    Literal::Text("a".into()),
+                    Literal::Text("b".into()),
+                    Literal::Text("c'd".into())
+                ]),
+                Literal::Decimal("1.5".into())
+            ]
+        );
+        // Anything but literals keeps its slots one by one, as before.
+        for (sql, template) in [
+            (
+                "SELECT c FROM t WHERE k IN (1, k + 2)",
+                "SELECT c FROM t WHERE k IN ({}, k + {})",
+            ),
+            (
+                "SELECT c FROM t WHERE k IN (SELECT 1)",
+                "SELECT c FROM t WHERE k IN (SELECT {})",
+            ),
+            (
+                "SELECT c FROM t WHERE k IN (0x1F, 2)",
+                "SELECT c FROM t WHERE k IN (0x1F, {})",
+            ),
+            (
+                "SELECT c FROM t WHERE k = min(1, 2)",
+                "SELECT c FROM t WHERE k = min({}, {})",
+            ),
+            (
+                "SELECT c FROM t WHERE login(1)",
+                "SELECT c FROM t WHERE login({})",
+            ),
+        ] {
+            assert_eq!(split(sql).unwrap().0, template, "{sql}");
+        }
     }
 }

@@ -322,8 +322,7 @@ fn limit_without_order(tokens: &[String]) -> Option<Limit> {
     let depths = depths(tokens);
     let at = |i: usize| tokens.get(i).map_or("", String::as_str);
     let mut ordered: Vec<bool> = Vec::new();
-    for i in 0..tokens.len() {
-        let depth = depths[i];
+    for (i, &depth) in depths.iter().enumerate() {
         ordered.resize(depth + 1, false);
         match at(i) {
             "select" => ordered[depth] = false,

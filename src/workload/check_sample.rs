@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 
 use mysql::Value;
 
-use super::custom::{CustomWorkload, Param, draw, render};
+use super::custom::{CustomWorkload, Param, Sums, Variants, bind, bound, draw, render};
 use super::event_log::StatementKind;
-use super::placeholder::{self, Placeholder, placeholders};
+use super::placeholder::{Placeholder, placeholders};
 use super::random::WorkloadRng;
 
 /// A read statement with its parameters drawn, for comparing the sides' answers.
@@ -62,7 +62,7 @@ pub(crate) struct Draw<'a> {
 impl CustomWorkload {
     /// The read statements to compare, by `coverage`, classes in file order.
     pub(crate) fn sample_reads(&self, from: Draw<'_>, coverage: Coverage) -> Vec<ReadSample> {
-        let sums: BTreeMap<&String, Vec<u64>> = self
+        let sums: BTreeMap<&String, Sums> = self
             .params
             .iter()
             .filter_map(|(name, param)| Some((name, param.cumulative()?)))
@@ -75,32 +75,30 @@ impl CustomWorkload {
         let mut samples = Vec::new();
         for (sql, count) in self.read_class_counts(coverage) {
             let found = placeholders(sql).unwrap_or_default();
+            let bound = bound(self, sql);
+            let variants = Variants::of(self, sql, tables);
             for nth in 0..count as usize {
-                let mut values: BTreeMap<&str, Value> = BTreeMap::new();
+                let mut values: BTreeMap<String, Vec<Value>> = BTreeMap::new();
                 for Placeholder { name, .. } in &found {
-                    if values.contains_key(name) {
+                    if values.contains_key(*name) {
                         continue;
                     }
                     let param = &self.params[*name];
                     let value = walked(param, nth, count as usize).unwrap_or_else(|| {
                         draw(param, sums.get(&name.to_string()), rng, tables, table_size)
                     });
-                    values.insert(*name, value);
+                    values.insert(name.to_string(), value);
                 }
-                let table = found
+                let (table, _) = variants.nth(variants.index(&values));
+                let lengths = values
                     .iter()
-                    .find(|p| self.params[p.name].is_table())
-                    .and_then(|p| mysql::from_value_opt::<usize>(values[p.name].clone()).ok())
-                    .map_or(0, |drawn| drawn - 1);
-                let params = found
-                    .iter()
-                    .filter(|p| !self.params[p.name].is_table())
-                    .map(|p| placeholder::offset(&values[p.name], p.offset))
+                    .filter(|(name, _)| matches!(self.params[*name], Param::List { .. }))
+                    .map(|(name, drawn)| (name.as_str(), drawn.len()))
                     .collect();
                 samples.push(ReadSample {
                     class: sql.clone(),
-                    sql: render(sql, self, tables, table),
-                    params,
+                    sql: render(sql, self, tables, table, &lengths),
+                    params: bind(&bound, &values),
                 });
             }
         }
@@ -141,6 +139,7 @@ impl CustomWorkload {
             .iter()
             .filter_map(|p| match &self.params[p.name] {
                 Param::Choice { values, .. } => Some(values.len()),
+                Param::Pair { values, .. } => Some(values.len()),
                 Param::Table { values, .. } => Some(values.len()),
                 Param::Int { min, max } => {
                     let span = max.saturating_sub(*min).saturating_add(1);
@@ -153,10 +152,18 @@ impl CustomWorkload {
     }
 }
 
-/// The `nth` of `count` values of a parameter that is walked: a `choice` or captured
-/// table in turn, an `int` range in even steps from its low end (every value when
-/// `count` reaches its width); `None` for a parameter that is drawn.
-fn walked(param: &Param, nth: usize, count: usize) -> Option<Value> {
+/// The `nth` of `count` values of a parameter that is walked: a `choice`, `pair` or
+/// captured table in turn, an `int` range in even steps from its low end (every value
+/// when `count` reaches its width); `None` for a parameter that is drawn (a list too).
+fn walked(param: &Param, nth: usize, count: usize) -> Option<Vec<Value>> {
+    if let Param::Pair { values, .. } = param {
+        let (low, high) = values.get(nth % values.len().max(1))?;
+        return Some(vec![low.to_value(), high.to_value()]);
+    }
+    walked_one(param, nth, count).map(|value| vec![value])
+}
+
+fn walked_one(param: &Param, nth: usize, count: usize) -> Option<Value> {
     match param {
         Param::Int { min, max } => {
             let span = i128::from(*max) - i128::from(*min) + 1;
@@ -226,12 +233,12 @@ mod tests {
     #[test]
     fn a_range_is_walked_whole_or_in_even_steps() {
         let range = Param::Int { min: 1, max: 50 };
-        let whole: Vec<Value> = (0..60).filter_map(|n| walked(&range, n, 60)).collect();
+        let whole: Vec<Value> = (0..60).filter_map(|n| walked_one(&range, n, 60)).collect();
         assert_eq!(
             whole[..50],
             (1..=50).map(Value::from).collect::<Vec<_>>()[..]
         );
-        let steps: Vec<Value> = (0..5).filter_map(|n| walked(&range, n, 5)).collect();
+        let steps: Vec<Value> = (0..5).filter_map(|n| walked_one(&range, n, 5)).collect();
         assert_eq!(steps, [1, 11, 21, 31, 41].map(Value::from));
         assert_eq!(walked(&Param::Id, 0, 5), None);
     }

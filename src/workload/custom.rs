@@ -12,6 +12,8 @@
 //! t = { type = "table" }              # a table number 1..=--tables (inlined into the SQL)
 //! n = { type = "int", min = 1, max = 100 }
 //! s = { type = "string", pattern = "###-@@@" }   # # digit, @ letter
+//! ks = { type = "list", lengths = [2, 3], values = [5, 9, 12] }  # k IN ({ks}): 2 or 3 of them
+//! d = { type = "pair", values = [["2024-01-01", "2024-03-31"]] }  # {d.low} and {d.high}
 //!
 //! [[transaction]]
 //! name = "lookup"
@@ -26,8 +28,9 @@
 //! ```
 //!
 //! Parameter values are drawn once per event, so every statement of a transaction sees
-//! the same values. Table parameters change the statement text and are inlined; all
-//! other parameters are bound to server-side prepared statements.
+//! the same values. Table parameters change the statement text and are inlined, and a
+//! list's length decides how many `?` its placeholder becomes; all values are bound to
+//! server-side prepared statements (one per table number and list length).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -39,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use crate::db::sql_text::{self, Action};
 use crate::exit::UsageError;
 use crate::workload::event_log::{ClassId, ClassNames, EventLog, StatementKind};
-use crate::workload::placeholder::{self, Placeholder, placeholders};
+use crate::workload::placeholder::{self, Part, Placeholder, placeholders};
 use crate::workload::random::WorkloadRng;
 use crate::workload::statement::Stmt;
 
@@ -133,6 +136,44 @@ pub(crate) enum Param {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         weights: Vec<u64>,
     },
+    /// A list for `IN ({name})`, its placeholder one `?` per element: the length one of
+    /// `lengths` by `length_weights`, each element one of `values` by `weights` (distinct
+    /// while there are enough), or without values a uniform integer in [min, max].
+    List {
+        /// The lengths a list is drawn with.
+        lengths: Vec<u32>,
+        /// How often each length is drawn (equal when none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        length_weights: Vec<u64>,
+        /// The elements' values.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        values: Vec<ChoiceValue>,
+        /// How often each value is drawn (equal when none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        weights: Vec<u64>,
+        /// Without values: the lowest element.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min: Option<i64>,
+        /// Without values: the highest element.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<i64>,
+    },
+    /// Two values drawn together, `{name.low}` and `{name.high}`: the ends of a range as
+    /// they were captured, so the range keeps its width and its order.
+    Pair {
+        /// The (low, high) pairs.
+        values: Vec<(ChoiceValue, ChoiceValue)>,
+        /// How often each pair is drawn (equal when none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        weights: Vec<u64>,
+    },
+}
+
+/// Running sums of a parameter's weights: of its values, and of a list's lengths.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Sums {
+    values: Vec<u64>,
+    lengths: Vec<u64>,
 }
 
 impl Param {
@@ -149,15 +190,52 @@ impl Param {
         }
     }
 
-    /// Running sums of the weights a parameter is drawn by: a choice's, or a table's
-    /// with captured values.
-    pub(super) fn cumulative(&self) -> Option<Vec<u64>> {
+    /// Running sums of the weights a parameter is drawn by: a choice's, a pair's, a
+    /// list's, or a table's with captured values.
+    pub(super) fn cumulative(&self) -> Option<Sums> {
+        let of = |values: usize, weights: &[u64]| Sums {
+            values: cumulative(values, weights),
+            lengths: Vec::new(),
+        };
         match self {
-            Param::Choice { values, weights } => Some(cumulative(values.len(), weights)),
+            Param::Choice { values, weights } => Some(of(values.len(), weights)),
+            Param::Pair { values, weights } => Some(of(values.len(), weights)),
             Param::Table { values, weights } if !values.is_empty() => {
-                Some(cumulative(values.len(), weights))
+                Some(of(values.len(), weights))
             }
+            Param::List {
+                lengths,
+                length_weights,
+                values,
+                weights,
+                ..
+            } => Some(Sums {
+                lengths: cumulative(lengths.len(), length_weights),
+                ..of(values.len(), weights)
+            }),
             _ => None,
+        }
+    }
+
+    /// A list's lengths, by drawn index; none for any other parameter.
+    fn list_lengths(&self) -> &[u32] {
+        match self {
+            Param::List { lengths, .. } => lengths,
+            _ => &[],
+        }
+    }
+
+    /// Whether every value the parameter can take is a whole number (an offset may be
+    /// added to it).
+    fn whole(&self) -> bool {
+        let ints = |values: &[ChoiceValue]| values.iter().all(|v| matches!(v, ChoiceValue::Int(_)));
+        match self {
+            Param::Id | Param::Int { .. } => true,
+            Param::Choice { values, .. } | Param::List { values, .. } => ints(values),
+            Param::Pair { values, .. } => values
+                .iter()
+                .all(|(a, b)| ints(std::slice::from_ref(a)) && ints(std::slice::from_ref(b))),
+            Param::Table { .. } | Param::String { .. } => false,
         }
     }
 }
@@ -285,6 +363,14 @@ impl CustomWorkload {
                     }
                     check_weights(name, values.len(), weights)?;
                 }
+                Param::List { .. } => check_list(name, param)?,
+                Param::Pair { values, .. } if values.is_empty() => {
+                    return Err((
+                        format!("{name} ="),
+                        format!("parameter `{name}`: a pair needs at least one (low, high) value"),
+                    ));
+                }
+                Param::Pair { values, weights } => check_weights(name, values.len(), weights)?,
                 _ => {}
             }
         }
@@ -352,7 +438,8 @@ impl CustomWorkload {
         sql_text::is_write(sql)
     }
 
-    /// Whether `placeholder` names a parameter, and an offset only a whole number.
+    /// Whether `placeholder` names a parameter (a pair by one of its ends, nothing else
+    /// so), and an offset only a whole number.
     fn check_placeholder(&self, placeholder: Placeholder<'_>) -> Result<(), String> {
         let name = placeholder.name;
         let Some(param) = self.params.get(name) else {
@@ -360,12 +447,18 @@ impl CustomWorkload {
                 "unknown parameter {{{name}}}; define it under [params]"
             ));
         };
-        let whole = match param {
-            Param::Id | Param::Int { .. } => true,
-            Param::Choice { values, .. } => values.iter().all(|v| matches!(v, ChoiceValue::Int(_))),
-            Param::Table { .. } | Param::String { .. } => false,
-        };
-        if placeholder.offset != 0 && !whole {
+        let pair = matches!(param, Param::Pair { .. });
+        if pair && placeholder.part == Part::Whole {
+            return Err(format!(
+                "`{name}` is a pair: write its ends as {{{name}.low}} and {{{name}.high}}"
+            ));
+        }
+        if !pair && placeholder.part != Part::Whole {
+            return Err(format!(
+                "`{name}` is not a pair: .low and .high name the ends of a parameter of type pair"
+            ));
+        }
+        if placeholder.offset != 0 && !param.whole() {
             return Err(format!(
                 "{{{name} {:+}}} adds a number to `{name}`, whose values are not all whole numbers; use a parameter of type id, int, or a choice of numbers",
                 placeholder.offset
@@ -392,12 +485,85 @@ struct PreparedStatement {
     kind: StatementKind,
     /// Its query class: the statement as written in the file.
     class: ClassId,
-    /// The bound parameters in `?` order, each with the number added to its value.
-    bound: Vec<(String, i64)>,
-    /// The table parameter inlined into the text, if any.
-    table_param: Option<String>,
-    /// One statement per table number (one entry when no table parameter is used).
-    per_table: Vec<Stmt>,
+    /// The bound parameters in `?` order, each with the part of its values it binds and
+    /// the number added to them.
+    bound: Vec<(String, Part, i64)>,
+    /// Which text it takes for the drawn table and list lengths.
+    variants: Variants,
+    /// One statement per text, in [`Variants`] order (one when it has no table
+    /// parameter and no list).
+    texts: Vec<Stmt>,
+}
+
+/// The texts a statement takes: one per number of its table parameter, times one per
+/// length of each list it binds (a list of 3 is `?, ?, ?`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Variants {
+    /// The table parameter and how many numbers it has.
+    table: Option<(String, usize)>,
+    /// Each list parameter the statement binds, with its lengths.
+    lists: Vec<(String, Vec<u32>)>,
+}
+
+impl Variants {
+    /// The variants of `sql`.
+    pub(crate) fn of(workload: &CustomWorkload, sql: &str, tables: u32) -> Variants {
+        let mut variants = Variants::default();
+        for found in placeholders(sql).unwrap_or_default() {
+            let Some(param) = workload.params.get(found.name) else {
+                continue;
+            };
+            if param.is_table() && variants.table.is_none() {
+                let numbers = param.table_numbers(tables).len();
+                variants.table = Some((found.name.to_string(), numbers));
+            }
+            let lengths = param.list_lengths();
+            if !lengths.is_empty() && !variants.lists.iter().any(|(n, _)| n == found.name) {
+                variants
+                    .lists
+                    .push((found.name.to_string(), lengths.to_vec()));
+            }
+        }
+        variants
+    }
+
+    /// How many texts there are.
+    pub(crate) fn count(&self) -> usize {
+        self.lists
+            .iter()
+            .map(|(_, lengths)| lengths.len())
+            .product::<usize>()
+            * self.table.as_ref().map_or(1, |(_, n)| *n)
+    }
+
+    /// The `n`-th text's table index and list lengths.
+    pub(crate) fn nth(&self, mut n: usize) -> (usize, BTreeMap<&str, usize>) {
+        let mut lengths = BTreeMap::new();
+        for (name, options) in self.lists.iter().rev() {
+            lengths.insert(name.as_str(), options[n % options.len()] as usize);
+            n /= options.len();
+        }
+        (n, lengths)
+    }
+
+    /// Which text fits the drawn `values`: the table number's and each list's length.
+    pub(crate) fn index(&self, values: &BTreeMap<String, Vec<Value>>) -> usize {
+        let mut index = self
+            .table
+            .as_ref()
+            .and_then(|(name, _)| values.get(name)?.first())
+            .and_then(|v| mysql::from_value_opt::<usize>(v.clone()).ok())
+            .map_or(0, |t| t.saturating_sub(1));
+        for (name, options) in &self.lists {
+            let drawn = values.get(name).map_or(0, Vec::len);
+            let at = options
+                .iter()
+                .position(|&l| l as usize == drawn)
+                .unwrap_or(0);
+            index = index * options.len() + at;
+        }
+        index
+    }
 }
 
 /// A connection's prepared custom workload.
@@ -411,9 +577,10 @@ pub(crate) struct CustomSession {
     /// The parameters each transaction uses: only those are drawn for its event.
     used: Vec<Vec<String>>,
     /// Cumulative weights of each `choice` parameter.
-    cumulative: BTreeMap<String, Vec<u64>>,
+    cumulative: BTreeMap<String, Sums>,
     total_weight: u32,
-    values: BTreeMap<String, Value>,
+    /// The values drawn for the event, by parameter: one, a pair's two, a list's all.
+    values: BTreeMap<String, Vec<Value>>,
     tables: u32,
     table_size: u32,
 }
@@ -497,20 +664,9 @@ impl CustomSession {
             })?;
         }
         for statement in &self.transactions[index] {
-            let table = statement
-                .table_param
-                .as_ref()
-                .and_then(|name| self.values.get(name))
-                .and_then(|v| mysql::from_value_opt::<u32>(v.clone()).ok())
-                .map_or(0, |t| t as usize - 1);
-            let params = statement
-                .bound
-                .iter()
-                .map(|(name, by)| placeholder::offset(&self.values[name], *by))
-                .collect();
-            log.statement(statement.class, statement.kind, || {
-                statement.per_table[table].exec(conn, params)
-            })?;
+            let text = &statement.texts[statement.variants.index(&self.values)];
+            let params = bind(&statement.bound, &self.values);
+            log.statement(statement.class, statement.kind, || text.exec(conn, params))?;
         }
         if begin {
             log.statement(self.commit, StatementKind::Other, || {
@@ -552,31 +708,89 @@ impl CustomSession {
     }
 }
 
-/// One value of `param`; a choice uses its running sums of weights.
+/// The values `bound` binds, in `?` order, from the drawn `values`.
+pub(super) fn bind(
+    bound: &[(String, Part, i64)],
+    values: &BTreeMap<String, Vec<Value>>,
+) -> Vec<Value> {
+    bound
+        .iter()
+        .flat_map(|(name, part, by)| {
+            part.of(&values[name])
+                .iter()
+                .map(|v| placeholder::offset(v, *by))
+        })
+        .collect()
+}
+
+/// The values of `param` for one event: one value; a pair's two ends; a list's
+/// elements. A choice, pair or list uses its running sums of weights.
 pub(super) fn draw(
     param: &Param,
-    cumulative: Option<&Vec<u64>>,
+    sums: Option<&Sums>,
     rng: &mut WorkloadRng,
     tables: u32,
     table_size: u32,
-) -> Value {
-    match param {
+) -> Vec<Value> {
+    let values_sums = sums.map(|s| s.values.as_slice());
+    let one = match param {
         Param::Id => Value::from(rng.row_id(table_size.max(1))),
         Param::Table { values, .. } if !values.is_empty() => {
-            Value::from(weighted_index(cumulative, rng, values.len()) + 1)
+            Value::from(weighted_index(values_sums, rng, values.len()) + 1)
         }
         Param::Table { .. } => Value::from(rng.uniform(1, tables.max(1))),
         Param::Int { min, max } => Value::from(rng.int_in(*min, *max)),
         Param::String { pattern } => Value::from(rng.template_string(pattern)),
         Param::Choice { values, .. } => {
-            values[weighted_index(cumulative, rng, values.len())].to_value()
+            values[weighted_index(values_sums, rng, values.len())].to_value()
+        }
+        Param::Pair { values, .. } => {
+            let (low, high) = &values[weighted_index(values_sums, rng, values.len())];
+            return vec![low.to_value(), high.to_value()];
+        }
+        Param::List { lengths, .. } => {
+            let at = weighted_index(sums.map(|s| s.lengths.as_slice()), rng, lengths.len());
+            return draw_list(param, lengths[at] as usize, values_sums, rng);
+        }
+    };
+    vec![one]
+}
+
+/// A list of `length` elements of the list parameter `param`, distinct while its values
+/// allow (a few draws that repeat one are tried again, then kept).
+fn draw_list(
+    param: &Param,
+    length: usize,
+    sums: Option<&[u64]>,
+    rng: &mut WorkloadRng,
+) -> Vec<Value> {
+    let Param::List {
+        values, min, max, ..
+    } = param
+    else {
+        return Vec::new();
+    };
+    let mut element = || match (values.is_empty(), min, max) {
+        (false, _, _) => values[weighted_index(sums, rng, values.len())].to_value(),
+        (true, Some(low), Some(high)) => Value::from(rng.int_in(*low, *high)),
+        _ => Value::NULL,
+    };
+    let mut list: Vec<Value> = Vec::with_capacity(length);
+    let mut retries = 8 * length;
+    while list.len() < length {
+        let value = element();
+        if !list.contains(&value) || retries == 0 {
+            list.push(value);
+        } else {
+            retries -= 1;
         }
     }
+    list
 }
 
 /// An index below `len` drawn by the running sums of its weights.
-fn weighted_index(cumulative: Option<&Vec<u64>>, rng: &mut WorkloadRng, len: usize) -> usize {
-    let sums = cumulative.map_or(&[][..], Vec::as_slice);
+fn weighted_index(cumulative: Option<&[u64]>, rng: &mut WorkloadRng, len: usize) -> usize {
+    let sums = cumulative.unwrap_or_default();
     let total = sums.last().copied().unwrap_or(1).clamp(1, i64::MAX as u64);
     let ticket = rng.int_in(1, total as i64) as u64;
     sums.partition_point(|&c| c < ticket).min(len - 1)
@@ -584,25 +798,32 @@ fn weighted_index(cumulative: Option<&Vec<u64>>, rng: &mut WorkloadRng, len: usi
 
 impl CustomWorkload {
     /// Every statement as the server is asked to prepare it (its first table inlined,
-    /// every other placeholder a `?`), with its transaction and the statement as written.
+    /// each list of its first length, every other placeholder a `?`), with its
+    /// transaction and the statement as written.
     pub(crate) fn prepared_texts(&self, tables: u32) -> Vec<(&str, &str, String)> {
         self.transactions
             .iter()
             .flat_map(|t| {
-                t.statements
-                    .iter()
-                    .map(move |sql| (t.name.as_str(), sql.as_str(), render(sql, self, tables, 0)))
+                t.statements.iter().map(move |sql| {
+                    let variants = Variants::of(self, sql, tables);
+                    let (table, lengths) = variants.nth(0);
+                    let text = render(sql, self, tables, table, &lengths);
+                    (t.name.as_str(), sql.as_str(), text)
+                })
             })
             .collect()
     }
 
     /// How many statements one connection prepares: each distinct text once, a
-    /// statement with a table parameter once per table.
+    /// statement with a table parameter once per table and with a list once per length.
     pub(crate) fn prepared_per_connection(&self, tables: u32) -> u64 {
         let mut texts = std::collections::BTreeSet::new();
         for sql in self.transactions.iter().flat_map(|t| &t.statements) {
-            let count = table_count(self, sql, tables);
-            texts.extend((0..count).map(|t| render(sql, self, tables, t)));
+            let variants = Variants::of(self, sql, tables);
+            texts.extend((0..variants.count()).map(|n| {
+                let (table, lengths) = variants.nth(n);
+                render(sql, self, tables, table, &lengths)
+            }));
         }
         texts.len() as u64
     }
@@ -640,6 +861,40 @@ fn check_weights(name: &str, values: usize, weights: &[u64]) -> Result<(), (Stri
     ))
 }
 
+/// Refuses a list without lengths, with a length of 0, or without elements to draw:
+/// neither values nor both of min and max, or min above max.
+fn check_list(name: &str, param: &Param) -> Result<(), (String, String)> {
+    let Param::List {
+        lengths,
+        length_weights,
+        values,
+        weights,
+        min,
+        max,
+    } = param
+    else {
+        return Ok(());
+    };
+    let refuse = |why: &str| Err((format!("{name} ="), format!("parameter `{name}`: {why}")));
+    if lengths.is_empty() || lengths.contains(&0) {
+        return refuse("a list needs its lengths, each at least 1 (lengths = [2, 3])");
+    }
+    match (values.is_empty(), min, max) {
+        (false, None, None) => {}
+        (true, Some(low), Some(high)) if low <= high => {}
+        (true, Some(low), Some(high)) => {
+            return refuse(&format!("min {low} is above max {high}"));
+        }
+        _ => {
+            return refuse(
+                "a list draws its elements from values = [...] or from min and max, one of the two",
+            );
+        }
+    }
+    check_weights(name, values.len(), weights)?;
+    check_weights(name, lengths.len(), length_weights)
+}
+
 /// Running sums of `values` weights (all 1 when none are given).
 fn cumulative(values: usize, weights: &[u64]) -> Vec<u64> {
     let mut sum = 0u64;
@@ -659,20 +914,12 @@ fn prepare_statement(
     prepared: bool,
     cache: &mut BTreeMap<String, Stmt>,
 ) -> Result<PreparedStatement, (mysql::Error, String)> {
-    let found = placeholders(sql).unwrap_or_default();
-    let is_table = |p: &Placeholder<'_>| workload.params.get(p.name).is_some_and(Param::is_table);
-    let table_param = found
-        .iter()
-        .find(|p| is_table(p))
-        .map(|p| p.name.to_string());
-    let bound: Vec<(String, i64)> = found
-        .iter()
-        .filter(|p| !is_table(p))
-        .map(|p| (p.name.to_string(), p.offset))
-        .collect();
-    let per_table = (0..table_count(workload, sql, tables))
-        .map(|table| {
-            let text = render(sql, workload, tables, table);
+    let bound = bound(workload, sql);
+    let variants = Variants::of(workload, sql, tables);
+    let texts = (0..variants.count())
+        .map(|n| {
+            let (table, lengths) = variants.nth(n);
+            let text = render(sql, workload, tables, table, &lengths);
             if let Some(known) = cache.get(&text) {
                 return Ok(known.clone());
             }
@@ -685,36 +932,51 @@ fn prepare_statement(
         kind: CustomWorkload::kind(sql),
         class: 0,
         bound,
-        table_param,
-        per_table,
+        variants,
+        texts,
     })
 }
 
-/// How many texts a statement has: one per number of its table parameter, or one.
-fn table_count(workload: &CustomWorkload, sql: &str, tables: u32) -> usize {
+/// The placeholders of `sql` that are bound (all but its table's), in order: each with
+/// the part of its values it binds and its offset.
+pub(super) fn bound(workload: &CustomWorkload, sql: &str) -> Vec<(String, Part, i64)> {
+    let is_table = |p: &Placeholder<'_>| workload.params.get(p.name).is_some_and(Param::is_table);
     placeholders(sql)
         .unwrap_or_default()
         .iter()
-        .find_map(|found| workload.params.get(found.name).filter(|p| p.is_table()))
-        .map_or(1, |param| param.table_numbers(tables).len())
+        .filter(|p| !is_table(p))
+        .map(|p| (p.name.to_string(), p.part, p.offset))
+        .collect()
 }
 
 /// The statement text: table parameters inlined as their number at index `table`
-/// (0-based), every other placeholder a `?`.
-pub(super) fn render(sql: &str, workload: &CustomWorkload, tables: u32, table: usize) -> String {
+/// (0-based), a list as one `?` per element (`lengths`, else its first length), every
+/// other placeholder a `?`.
+pub(super) fn render(
+    sql: &str,
+    workload: &CustomWorkload,
+    tables: u32,
+    table: usize,
+    lengths: &BTreeMap<&str, usize>,
+) -> String {
     let mut out = String::with_capacity(sql.len());
     let mut rest = sql;
     while let Some(start) = rest.find('{') {
         out.push_str(&rest[..start]);
         let after = &rest[start + 1..];
         let end = after.find('}').unwrap_or(after.len());
-        let name = after[..end].trim();
-        match workload.params.get(name).filter(|p| p.is_table()) {
-            Some(param) => {
+        let name = placeholder::parse(after[..end].trim()).map_or("", |p| p.name);
+        match workload.params.get(name) {
+            Some(param) if param.is_table() => {
                 let numbers = param.table_numbers(tables);
                 out.push_str(&numbers[table.min(numbers.len() - 1)]);
             }
-            None => out.push('?'),
+            Some(param) if !param.list_lengths().is_empty() => {
+                let first = param.list_lengths()[0] as usize;
+                let length = lengths.get(name).copied().unwrap_or(first).max(1);
+                out.push_str(&vec!["?"; length].join(", "));
+            }
+            _ => out.push('?'),
         }
         rest = after.get(end + 1..).unwrap_or_default();
     }
@@ -765,7 +1027,7 @@ statements = ["UPDATE sbtest{t} SET c = {s} WHERE id = {id}"]
         let w = load(SAMPLE).unwrap();
         assert_eq!(w.transactions.len(), 2);
         assert_eq!(
-            render(&w.transactions[1].statements[0], &w, 4, 2),
+            render(&w.transactions[1].statements[0], &w, 4, 2, &BTreeMap::new()),
             "UPDATE sbtest3 SET c = ? WHERE id = ?"
         );
         assert_eq!(CustomWorkload::kind("  select 1"), StatementKind::Read);
@@ -788,16 +1050,20 @@ statements = ["UPDATE sbtest{t} SET c = {s} WHERE id = {id}"]
         )
         .unwrap();
         let sql = &w.transactions[0].statements[0];
-        assert_eq!(table_count(&w, sql, 8), 2, "--tables does not matter");
         assert_eq!(
-            render(sql, &w, 8, 1),
+            Variants::of(&w, sql, 8).count(),
+            2,
+            "--tables does not matter"
+        );
+        assert_eq!(
+            render(sql, &w, 8, 1, &BTreeMap::new()),
             "SELECT c FROM t_2024_02 WHERE id BETWEEN ? AND ?"
         );
         let mut rng = WorkloadRng::seeded(1);
         let sums = w.params["t"].cumulative();
         let firsts = (0..4000)
             .filter(|_| {
-                draw(&w.params["t"], sums.as_ref(), &mut rng, 8, 10) == Value::from(1_usize)
+                draw(&w.params["t"], sums.as_ref(), &mut rng, 8, 10) == [Value::from(1_usize)]
             })
             .count();
         assert!(
@@ -879,5 +1145,97 @@ statements = ["UPDATE sbtest{t} SET c = {s} WHERE id = {id}"]
             message.contains("w.toml:2:") && message.contains("min 5 is above max 1"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_list_is_drawn_with_its_lengths_and_a_pair_whole() {
+        let w = load(
+            "[params]\nks = { type = \"list\", lengths = [2, 4], length_weights = [3, 1], values = [1, 2, 3, 4, 5] }\n\
+             d = { type = \"pair\", values = [[\"2024-01-01\", \"2024-03-31\"], [\"2024-02-01\", \"2024-05-01\"]] }\n\
+             [[transaction]]\nname = \"x\"\n\
+             statements = [\"SELECT c FROM t WHERE k IN ({ks}) AND d BETWEEN {d.low} AND {d.high}\"]\n",
+        )
+        .unwrap();
+        let sql = &w.transactions[0].statements[0];
+        let variants = Variants::of(&w, sql, 1);
+        assert_eq!(variants.count(), 2);
+        let texts: Vec<String> = (0..2)
+            .map(|n| {
+                let (table, lengths) = variants.nth(n);
+                render(sql, &w, 1, table, &lengths)
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "SELECT c FROM t WHERE k IN (?, ?) AND d BETWEEN ? AND ?",
+                "SELECT c FROM t WHERE k IN (?, ?, ?, ?) AND d BETWEEN ? AND ?",
+            ]
+        );
+        let mut rng = WorkloadRng::seeded(5);
+        let bound = bound(&w, sql);
+        let mut twos = 0;
+        for _ in 0..2000 {
+            let mut values = BTreeMap::new();
+            for name in ["ks", "d"] {
+                let sums = w.params[name].cumulative();
+                values.insert(
+                    name.to_string(),
+                    draw(&w.params[name], sums.as_ref(), &mut rng, 1, 1),
+                );
+            }
+            let list = &values["ks"];
+            assert!(list.len() == 2 || list.len() == 4, "{list:?}");
+            let mut distinct = list.clone();
+            distinct.dedup();
+            assert_eq!(distinct.len(), list.len(), "distinct elements: {list:?}");
+            twos += usize::from(list.len() == 2);
+            let params = bind(&bound, &values);
+            assert_eq!(params.len(), list.len() + 2);
+            let range = (params[list.len()].clone(), params[list.len() + 1].clone());
+            assert!(
+                range == (Value::from("2024-01-01"), Value::from("2024-03-31"))
+                    || range == (Value::from("2024-02-01"), Value::from("2024-05-01")),
+                "{range:?}"
+            );
+            assert_eq!(variants.index(&values), usize::from(list.len() == 4));
+        }
+        assert!(
+            (1350..1650).contains(&twos),
+            "lengths by weight 3:1: {twos}"
+        );
+        for (bad, statement, why) in [
+            (
+                "p = { type = \"pair\", values = [[1, 2]] }",
+                "SELECT {p}",
+                "write its ends as {p.low} and {p.high}",
+            ),
+            (
+                "p = { type = \"int\", min = 1, max = 2 }",
+                "SELECT {p.low}",
+                "`p` is not a pair",
+            ),
+            (
+                "p = { type = \"list\", lengths = [0], values = [1] }",
+                "SELECT {p}",
+                "each at least 1",
+            ),
+            (
+                "p = { type = \"list\", lengths = [2] }",
+                "SELECT {p}",
+                "from values = [...] or from min and max",
+            ),
+            (
+                "p = { type = \"pair\", values = [] }",
+                "SELECT {p.low}",
+                "at least one (low, high)",
+            ),
+        ] {
+            let text = format!(
+                "[params]\n{bad}\n[[transaction]]\nname = \"x\"\nstatements = [\"{statement}\"]\n"
+            );
+            let e = load(&text).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
     }
 }

@@ -4,6 +4,10 @@
 //! {id + 99}`: the server receives two values, so the statement it runs — and logs — is
 //! the statement the application ran (`BETWEEN 5 AND 104`), not an expression
 //! (`BETWEEN 5 AND 5 + 99`) that pt-query-digest counts as another query class.
+//!
+//! A `pair` parameter is two values drawn together, the ends of a captured range:
+//! `{created_at.low}` is its first, `{created_at.high}` its second, so a replay never
+//! pairs a low end with a high end production did not send with it.
 
 use mysql::Value;
 
@@ -12,8 +16,32 @@ use mysql::Value;
 pub(crate) struct Placeholder<'a> {
     /// The parameter.
     pub(crate) name: &'a str,
+    /// Which of its values: all of them, or one end of a pair.
+    pub(crate) part: Part,
     /// Added to its value (0 for `{name}`).
     pub(crate) offset: i64,
+}
+
+/// Which of a parameter's drawn values a placeholder stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// Every value: one for most parameters, each element of a list.
+    Whole,
+    /// A pair's first value (`{name.low}`).
+    Low,
+    /// A pair's second value (`{name.high}`).
+    High,
+}
+
+impl Part {
+    /// The drawn values this part binds, from all of a parameter's drawn values.
+    pub(crate) fn of(self, drawn: &[Value]) -> &[Value] {
+        match self {
+            Part::Whole => drawn,
+            Part::Low => &drawn[..drawn.len().min(1)],
+            Part::High => drawn.get(1..2).unwrap_or_default(),
+        }
+    }
 }
 
 /// The placeholders of `sql`, in order, or what is wrong with one.
@@ -31,27 +59,45 @@ pub(crate) fn placeholders(sql: &str) -> Result<Vec<Placeholder<'_>>, String> {
     Ok(found)
 }
 
-fn parse(inside: &str) -> Result<Placeholder<'_>, String> {
+/// The placeholder written `{inside}`.
+pub(crate) fn parse(inside: &str) -> Result<Placeholder<'_>, String> {
+    let whole = |name| Placeholder {
+        name,
+        part: Part::Whole,
+        offset: 0,
+    };
     let Some(at) = inside.find(['+', '-']) else {
-        return Ok(Placeholder {
-            name: inside,
-            offset: 0,
-        });
+        return Ok(with_part(whole(inside)));
     };
     let (name, by) = (inside[..at].trim(), inside[at + 1..].trim());
     let Ok(magnitude) = by.parse::<i64>() else {
         // Not an offset: a name with a dash, checked against the parameters as it is.
-        return Ok(Placeholder {
-            name: inside,
-            offset: 0,
-        });
+        return Ok(whole(inside));
     };
     let offset = if inside.as_bytes()[at] == b'-' {
         -magnitude
     } else {
         magnitude
     };
-    Ok(Placeholder { name, offset })
+    Ok(with_part(Placeholder {
+        offset,
+        ..whole(name)
+    }))
+}
+
+/// `name.low` and `name.high` name an end of the pair `name`.
+fn with_part(placeholder: Placeholder<'_>) -> Placeholder<'_> {
+    let name = placeholder.name;
+    let (base, part) = match name.rsplit_once('.') {
+        Some((base, "low")) => (base, Part::Low),
+        Some((base, "high")) => (base, Part::High),
+        _ => (name, Part::Whole),
+    };
+    Placeholder {
+        name: base.trim_end(),
+        part,
+        ..placeholder
+    }
 }
 
 /// `value` plus `offset`: a whole number moved by it, anything else (a string, or
@@ -80,6 +126,20 @@ mod tests {
         assert_eq!(pairs, [("id", 0), ("id", 99), ("k", -5)]);
         assert_eq!(placeholders("SELECT {id + x}").unwrap()[0].name, "id + x");
         assert!(placeholders("SELECT {id").is_err());
+        let ends: Vec<(&str, Part, i64)> =
+            placeholders("WHERE d BETWEEN {d.low} AND {d.high - 1} AND x = {a.b}")
+                .unwrap()
+                .iter()
+                .map(|p| (p.name, p.part, p.offset))
+                .collect();
+        assert_eq!(
+            ends,
+            [
+                ("d", Part::Low, 0),
+                ("d", Part::High, -1),
+                ("a.b", Part::Whole, 0)
+            ]
+        );
     }
 
     #[test]

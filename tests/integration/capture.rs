@@ -193,7 +193,7 @@ fn assert_reviewable(file: &str) {
     );
     assert!(
         file.lines()
-            .any(|l| l.contains("BETWEEN {t1_") && l.contains(" + 99}")),
+            .any(|l| l.contains("BETWEEN {id_") && l.contains(" + 99}")),
         "ranges keep their width: {file}"
     );
 }
@@ -497,7 +497,7 @@ fn a_running_servers_digests_become_a_workload_and_a_missing_grant_is_named() {
         "{captured}"
     );
     assert!(
-        captured.contains("SELECT v FROM t WHERE id = {t"),
+        captured.contains("SELECT v FROM t WHERE id = {id}"),
         "{captured}"
     );
 
@@ -700,4 +700,161 @@ fn statements_tagged_with_comments_are_captured_as_their_statements() {
     ] {
         assert!(stdout.contains(statement), "{statement}:\n{stdout}");
     }
+}
+
+/// Days since 1970-01-01 of a `YYYY-MM-DD` date (the proleptic Gregorian calendar).
+fn days(date: &str) -> i64 {
+    let parts: Vec<i64> = date.split('-').map(|p| p.parse().unwrap()).collect();
+    let (m, d) = (parts[1], parts[2]);
+    let y = parts[0] - i64::from(m <= 2);
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The `YYYY-MM-DD` date `n` days after 1970-01-01.
+fn date(n: i64) -> String {
+    let z = n + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    format!("{:04}-{m:02}-{d:02}", yoe + era * 400 + i64::from(m <= 2))
+}
+
+/// A log with IN lists of 2 to 5 values, a BETWEEN on dates always 90 days apart and a
+/// lookup by id: the lists are one class (as pt-query-digest has them), the range is
+/// one captured pair, the parameters are named by their columns; and what a real server
+/// executed in the replay (its general log) keeps every list length captured and never
+/// a range production did not run.
+#[test]
+fn lists_keep_their_lengths_and_ranges_their_width_in_a_replay() {
+    let _lock = crate::support::server_lock();
+    let sandbox = Sandbox::new();
+    let start = days("2024-01-01");
+    let statements: Vec<String> = (0..40i64)
+        .flat_map(|i| {
+            let ids: Vec<String> = (0..2 + i % 4)
+                .map(|k| (1 + (i * 3 + k) % 50).to_string())
+                .collect();
+            let low = start + 3 * i;
+            [
+                format!("SELECT c FROM items WHERE k IN ({})", ids.join(",")),
+                format!(
+                    "SELECT COUNT(*) FROM events WHERE happened_on BETWEEN '{}' AND '{}'",
+                    date(low),
+                    date(low + 90)
+                ),
+                format!("SELECT c FROM items WHERE id = {}", 1 + i % 50),
+            ]
+        })
+        .collect();
+    let log = sandbox.write("slow.log", &slow_log(&statements));
+    let captured = sandbox.path("captured.toml");
+    let (code, _, stderr) = capture(
+        &sandbox,
+        &[log.to_str().unwrap(), "-o", captured.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let file = std::fs::read_to_string(&captured).unwrap();
+    for written in [
+        "SELECT c FROM items WHERE k IN ({k})",
+        "WHERE happened_on BETWEEN {happened_on.low} AND {happened_on.high}",
+        "SELECT c FROM items WHERE id = {id}",
+        "lengths = [2, 3, 4, 5]",
+        "type = \"pair\"",
+    ] {
+        assert!(file.contains(written), "{written}:\n{file}");
+    }
+    assert!(
+        file.contains("# 120 statements read; 120 transactions in 3 classes."),
+        "{file}"
+    );
+    if percona_toolkit("pt-query-digest") {
+        let theirs = digest_counts(&log);
+        assert_eq!(theirs.len(), 3, "{theirs:?}");
+        assert_eq!(header_fingerprints(&file), theirs);
+        assert_eq!(theirs["select c from items where k in(?+)"], 40);
+    } else {
+        eprintln!("skipped the pt-query-digest check: percona-toolkit could not be installed");
+    }
+
+    let server = crate::support::start_server(&Default::default(), 8);
+    let mut admin = server.admin().unwrap();
+    for sql in [
+        "CREATE TABLE sbtest.items (id INT PRIMARY KEY, k INT, c CHAR(20), KEY (k))",
+        "INSERT INTO sbtest.items SELECT seq, seq, CONCAT('row-', seq) FROM sbtest.seq_1_to_50",
+        "CREATE TABLE sbtest.events (id INT PRIMARY KEY, happened_on DATE, KEY (happened_on))",
+        "INSERT INTO sbtest.events SELECT seq, '2024-01-01' + INTERVAL seq DAY FROM sbtest.seq_1_to_400",
+        "SET GLOBAL log_output = 'TABLE', general_log = 1",
+    ] {
+        admin.query_drop(sql).unwrap();
+    }
+    let profile = server.socket_profile(&sandbox, "server.toml", "");
+    let finished = sandbox.run_json(&[
+        "--baseline",
+        &profile,
+        "--variant",
+        &profile,
+        "--workload-file",
+        captured.to_str().unwrap(),
+        "--prepare",
+        "never",
+        "--threads",
+        "1",
+        "--rounds",
+        "2",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "0s",
+        "--check-results",
+        "30",
+    ]);
+    admin.query_drop("SET GLOBAL general_log = 0").unwrap();
+    assert_eq!(finished.code, Some(0), "{}", finished.output);
+    let executed: Vec<String> = admin
+        .query("SELECT CONVERT(argument USING utf8mb4) FROM mysql.general_log WHERE command_type IN ('Execute', 'Query')")
+        .unwrap();
+    let mut lengths = BTreeMap::new();
+    let mut ranges = 0;
+    for sql in &executed {
+        if let Some(list) = sql
+            .strip_prefix("SELECT c FROM items WHERE k IN (")
+            .and_then(|rest| rest.strip_suffix(')'))
+        {
+            let values: Vec<i64> = list.split(',').map(|v| v.trim().parse().unwrap()).collect();
+            let mut distinct = values.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            assert_eq!(distinct.len(), values.len(), "{sql}");
+            assert!(values.iter().all(|v| (1..=50).contains(v)), "{sql}");
+            *lengths.entry(values.len()).or_insert(0) += 1;
+        }
+        if let Some(range) =
+            sql.strip_prefix("SELECT COUNT(*) FROM events WHERE happened_on BETWEEN ")
+        {
+            let ends: Vec<&str> = range.split(" AND ").map(|d| d.trim_matches('\'')).collect();
+            assert_eq!(ends.len(), 2, "{sql}");
+            let (low, high) = (days(ends[0]), days(ends[1]));
+            assert_eq!(high - low, 90, "the captured width, low first: {sql}");
+            assert!(
+                (start..start + 3 * 40).contains(&low),
+                "a captured low end: {sql}"
+            );
+            ranges += 1;
+        }
+    }
+    assert_eq!(
+        lengths.keys().copied().collect::<Vec<_>>(),
+        [2, 3, 4, 5],
+        "every captured length, and no other: {lengths:?}"
+    );
+    assert!(lengths.values().all(|&n| n >= 5), "{lengths:?}");
+    assert!(ranges >= 20, "{ranges} ranges replayed");
 }
