@@ -31,4 +31,5 @@ mod sweep;
 mod sysbench_bridge;
 mod tampered;
 mod upgrade;
+mod upgrade_check;
 mod verdicts;
