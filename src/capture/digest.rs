@@ -162,11 +162,7 @@ fn into_mix(digests: Vec<Digest>, keep: Keep) -> Mix {
             let share = digest.count as f64 * instances.len() as f64 / samples as f64;
             mix.classes.push(Class {
                 count: share.round().max(1.0) as u64,
-                slots: mix::slot_sources(
-                    &instances,
-                    &mix::offset_allowed(&shape),
-                    &super::columns::range_pairs(&shape.templates),
-                ),
+                slots: mix::slot_sources(&instances, &shape),
                 shape,
             });
         }

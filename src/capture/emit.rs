@@ -379,7 +379,28 @@ fn header(mix: &Mix, source: &Source, workload: &CustomWorkload) -> String {
 mod tests {
     use super::*;
     use crate::capture::log::Logged;
-    use crate::capture::mix::{Keep, build};
+    use crate::capture::mix::{Keep, Mix, build};
+
+    fn logged(connection: u64, text: String) -> Logged {
+        Logged {
+            connection,
+            text,
+            line: 1,
+            at: None,
+        }
+    }
+
+    /// The workload file of `mix`, as captured from a slow log, and the file read back.
+    fn written(mix: &Mix) -> (String, CustomWorkload) {
+        let source = Source {
+            name: "slow.log".into(),
+            kind: "slow log".into(),
+            anonymized: false,
+        };
+        let text = workload_file(mix, &source).unwrap();
+        let workload = CustomWorkload::parse(&text, std::path::Path::new("captured.toml")).unwrap();
+        (text, workload)
+    }
 
     /// sqlcommenter, marginalia and line comments: each statement is the statement its
     /// code is — a class of the mix, a BEGIN, a write — never "DDL".
@@ -394,24 +415,13 @@ mod tests {
                 format!("-- purge\nDELETE FROM orders WHERE id = {i}"),
                 "/*!COMMIT*/".to_string(),
             ] {
-                statements.push(Logged {
-                    connection: 1,
-                    text: sql,
-                    line: 1,
-                    at: None,
-                });
+                statements.push(logged(1, sql));
             }
         }
         let mix = build(&statements, Keep::All);
         assert!(mix.skipped.is_empty(), "{:?}", mix.skipped);
         assert_eq!(mix.coverage, 1.0);
-        let source = Source {
-            name: "slow.log".into(),
-            kind: "slow log".into(),
-            anonymized: false,
-        };
-        let text = workload_file(&mix, &source).unwrap();
-        let workload = CustomWorkload::parse(&text, std::path::Path::new("captured.toml")).unwrap();
+        let (text, workload) = written(&mix);
         assert!(workload.writes, "{text}");
         assert_eq!(workload.transactions.len(), 1, "{text}");
         let tx = &workload.transactions[0];
@@ -443,22 +453,11 @@ mod tests {
                 if conn == 2 && i > 20 {
                     continue;
                 }
-                statements.push(Logged {
-                    connection: conn,
-                    text: sql,
-                    line: 1,
-                    at: None,
-                });
+                statements.push(logged(conn, sql));
             }
         }
         let mix = build(&statements, Keep::All);
-        let source = Source {
-            name: "slow.log".into(),
-            kind: "slow log".into(),
-            anonymized: false,
-        };
-        let text = workload_file(&mix, &source).unwrap();
-        let workload = CustomWorkload::parse(&text, std::path::Path::new("captured.toml")).unwrap();
+        let (text, workload) = written(&mix);
         assert!(workload.writes && workload.sbtest, "{text}");
         assert_eq!(workload.transactions.len(), 2, "{text}");
         assert_eq!(workload.transactions[1].weight, 20);
@@ -508,22 +507,11 @@ mod tests {
                     month + 3
                 ),
             ] {
-                statements.push(Logged {
-                    connection: 1,
-                    text: sql,
-                    line: 1,
-                    at: None,
-                });
+                statements.push(logged(1, sql));
             }
         }
         let mix = build(&statements, Keep::All);
-        let source = Source {
-            name: "slow.log".into(),
-            kind: "slow log".into(),
-            anonymized: false,
-        };
-        let text = workload_file(&mix, &source).unwrap();
-        let workload = CustomWorkload::parse(&text, std::path::Path::new("captured.toml")).unwrap();
+        let (text, workload) = written(&mix);
         assert_eq!(workload.transactions.len(), 2, "{text}");
         let all: Vec<&String> = workload
             .transactions

@@ -211,11 +211,7 @@ pub(crate) fn build(statements: &[Logged], keep: Keep) -> Mix {
         .into_iter()
         .map(|(shape, instances)| Class {
             count: instances.len() as u64,
-            slots: slot_sources(
-                &instances,
-                &offset_allowed(&shape),
-                &range_pairs(&shape.templates),
-            ),
+            slots: slot_sources(&instances, &shape),
             shape,
         })
         .collect();
@@ -304,7 +300,7 @@ pub(crate) fn kept_fingerprints(counts: &BTreeMap<String, u64>, keep: Keep) -> V
 
 /// Whether each slot of a shape may be written as an expression (`{p} + 99`): not
 /// where MySQL takes only a plain value, after LIMIT or OFFSET.
-pub(crate) fn offset_allowed(shape: &Shape) -> Vec<bool> {
+fn offset_allowed(shape: &Shape) -> Vec<bool> {
     let mut allowed = Vec::new();
     for template in &shape.templates {
         let pieces: Vec<&str> = template.split(template::SLOT).collect();
@@ -324,13 +320,12 @@ pub(crate) fn offset_allowed(shape: &Shape) -> Vec<bool> {
     allowed
 }
 
-/// Where each slot's value comes from, from every instance's literals; `pairs` are the
-/// (low, high) slots of the ranges in the templates.
-pub(crate) fn slot_sources(
-    instances: &[Vec<Literal>],
-    offset_allowed: &[bool],
-    pairs: &[(usize, usize)],
-) -> Vec<SlotSource> {
+/// Where each slot of `shape` gets its value, from every instance's literals: tied to
+/// an earlier slot where offsets are allowed, the two ends of a range of its templates
+/// drawn as a pair, else drawn on its own.
+pub(crate) fn slot_sources(instances: &[Vec<Literal>], shape: &Shape) -> Vec<SlotSource> {
+    let offset_allowed = offset_allowed(shape);
+    let pairs = range_pairs(&shape.templates);
     let slots = instances.first().map_or(0, Vec::len);
     let ties: Vec<Option<SlotSource>> = (0..slots)
         .map(|slot| {
@@ -341,19 +336,20 @@ pub(crate) fn slot_sources(
     // A range is drawn as a pair when neither end follows an earlier value: a width
     // that never changed stays a tie (`BETWEEN {id} AND {id + 99}`).
     let drawn_pairs: Vec<(usize, usize)> = pairs
-        .iter()
-        .copied()
+        .into_iter()
         .filter(|&(low, high)| high < slots && ties[low].is_none() && ties[high].is_none())
         .collect();
     let mut sources: Vec<SlotSource> = Vec::with_capacity(slots);
     for (slot, tied) in ties.into_iter().enumerate() {
-        let column: Vec<&Literal> = instances.iter().map(|i| &i[slot]).collect();
         let source = if let Some(&(_, high)) = drawn_pairs.iter().find(|p| p.0 == slot) {
             SlotSource::Pair(pairs_of(instances, slot, high))
         } else if let Some(&(low, _)) = drawn_pairs.iter().find(|p| p.1 == slot) {
             SlotSource::PairHigh { low }
         } else {
-            tied.unwrap_or_else(|| drawn(&column))
+            tied.unwrap_or_else(|| {
+                let column: Vec<&Literal> = instances.iter().map(|i| &i[slot]).collect();
+                drawn(&column)
+            })
         };
         sources.push(source);
     }

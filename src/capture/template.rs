@@ -5,10 +5,10 @@
 //!
 //! A literal is a quoted string or a number that is not part of a name (`sbtest1` and
 //! `t2.c3` stay as they are). An `IN (…)` list of literals alone is one slot holding
-//! the whole list, whatever its length: pt-query-digest folds `IN (1,2)` and `IN
-//! (1,2,3)` into one class, `in(?+)`, and so does the capture. Comments go. What is left of the text must be safe to
-//! replay as written: a template with a brace is refused, since braces mark parameters in
-//! a workload file.
+//! the whole list, whatever its length: pt-query-digest folds `IN (1,2)` and
+//! `IN (1,2,3)` into one class, `in(?+)`, and so does the capture. Comments go. What is
+//! left of the text must be safe to replay as written: a template with a brace is
+//! refused, since braces mark parameters in a workload file.
 
 /// A literal value seen in a statement.
 #[derive(Debug, Clone, PartialEq, PartialOrd)]
@@ -55,6 +55,17 @@ pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
     while i < chars.len() {
         let c = chars[i];
         let next = chars.get(i + 1).copied();
+        if c == '('
+            && ends_with_in(&template)
+            && let Some((list, end)) = in_list(&chars, i)
+        {
+            template.push('(');
+            template.push_str(SLOT);
+            template.push(')');
+            literals.push(Literal::List(list));
+            i = end;
+            continue;
+        }
         match c {
             '\'' | '"' => {
                 let (text, end) = quoted(&chars, i)?;
@@ -111,19 +122,8 @@ pub(crate) fn split(sql: &str) -> Result<(String, Vec<Literal>), String> {
                     template.push_str(&text);
                 } else {
                     template.push_str(SLOT);
-                    literals.push(match text.parse::<i64>() {
-                        Ok(n) => Literal::Int(n),
-                        Err(_) => Literal::Decimal(text),
-                    });
+                    literals.push(number(text));
                 }
-                i = end;
-            }
-            '(' if ends_with_in(&template) && in_list(&chars, i).is_some() => {
-                let (list, end) = in_list(&chars, i).unwrap_or_default();
-                template.push('(');
-                template.push_str(SLOT);
-                template.push(')');
-                literals.push(Literal::List(list));
                 i = end;
             }
             '{' | '}' => return Err("a brace outside a string".to_string()),
@@ -189,13 +189,17 @@ fn list_element(chars: &[char], i: usize) -> Option<(Literal, usize)> {
             if text.contains(['x', 'b']) {
                 return None;
             }
-            let literal = match text.parse::<i64>() {
-                Ok(n) => Literal::Int(n),
-                Err(_) => Literal::Decimal(text),
-            };
-            Some((literal, end))
+            Some((number(text), end))
         }
         _ => None,
+    }
+}
+
+/// A number as written: a whole number when it fits an i64, else a decimal kept as text.
+fn number(text: String) -> Literal {
+    match text.parse::<i64>() {
+        Ok(n) => Literal::Int(n),
+        Err(_) => Literal::Decimal(text),
     }
 }
 

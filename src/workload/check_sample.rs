@@ -89,12 +89,7 @@ impl CustomWorkload {
                     });
                     values.insert(name.to_string(), value);
                 }
-                let (table, _) = variants.nth(variants.index(&values));
-                let lengths = values
-                    .iter()
-                    .filter(|(name, _)| matches!(self.params[*name], Param::List { .. }))
-                    .map(|(name, drawn)| (name.as_str(), drawn.len()))
-                    .collect();
+                let (table, lengths) = variants.nth(variants.index(&values));
                 samples.push(ReadSample {
                     class: sql.clone(),
                     sql: render(sql, self, tables, table, &lengths),

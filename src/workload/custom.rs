@@ -44,6 +44,7 @@ use crate::exit::UsageError;
 use crate::workload::event_log::{ClassId, ClassNames, EventLog, StatementKind};
 use crate::workload::placeholder::{self, Part, Placeholder, placeholders};
 use crate::workload::random::WorkloadRng;
+use crate::workload::settings::MAX_PLACEHOLDERS;
 use crate::workload::statement::Stmt;
 
 /// A custom workload as written in its file.
@@ -228,13 +229,11 @@ impl Param {
     /// Whether every value the parameter can take is a whole number (an offset may be
     /// added to it).
     fn whole(&self) -> bool {
-        let ints = |values: &[ChoiceValue]| values.iter().all(|v| matches!(v, ChoiceValue::Int(_)));
+        let int = |v: &ChoiceValue| matches!(v, ChoiceValue::Int(_));
         match self {
             Param::Id | Param::Int { .. } => true,
-            Param::Choice { values, .. } | Param::List { values, .. } => ints(values),
-            Param::Pair { values, .. } => values
-                .iter()
-                .all(|(a, b)| ints(std::slice::from_ref(a)) && ints(std::slice::from_ref(b))),
+            Param::Choice { values, .. } | Param::List { values, .. } => values.iter().all(int),
+            Param::Pair { values, .. } => values.iter().all(|(low, high)| int(low) && int(high)),
             Param::Table { .. } | Param::String { .. } => false,
         }
     }
@@ -703,7 +702,12 @@ impl CustomSession {
                 self.tables,
                 self.table_size,
             );
-            self.values.insert(name.clone(), value);
+            match self.values.get_mut(name) {
+                Some(slot) => *slot = value,
+                None => {
+                    self.values.insert(name.clone(), value);
+                }
+            }
         }
     }
 }
@@ -861,7 +865,7 @@ fn check_weights(name: &str, values: usize, weights: &[u64]) -> Result<(), (Stri
     ))
 }
 
-/// Refuses a list without lengths, with a length of 0, or without elements to draw:
+/// Refuses a list without lengths, one longer than a statement can bind, with a length of 0, or without elements to draw:
 /// neither values nor both of min and max, or min above max.
 fn check_list(name: &str, param: &Param) -> Result<(), (String, String)> {
     let Param::List {
@@ -878,6 +882,12 @@ fn check_list(name: &str, param: &Param) -> Result<(), (String, String)> {
     let refuse = |why: &str| Err((format!("{name} ="), format!("parameter `{name}`: {why}")));
     if lengths.is_empty() || lengths.contains(&0) {
         return refuse("a list needs its lengths, each at least 1 (lengths = [2, 3])");
+    }
+    if let Some(long) = lengths.iter().find(|&&l| l > MAX_PLACEHOLDERS) {
+        return refuse(&format!(
+            "a list of {long} values is more than a prepared statement can bind \
+             ({MAX_PLACEHOLDERS} placeholders at most)"
+        ));
     }
     match (values.is_empty(), min, max) {
         (false, None, None) => {}
@@ -1219,6 +1229,11 @@ statements = ["UPDATE sbtest{t} SET c = {s} WHERE id = {id}"]
                 "p = { type = \"list\", lengths = [0], values = [1] }",
                 "SELECT {p}",
                 "each at least 1",
+            ),
+            (
+                "p = { type = \"list\", lengths = [2, 4000000000], values = [1] }",
+                "SELECT {p}",
+                "more than a prepared statement can bind (65535",
             ),
             (
                 "p = { type = \"list\", lengths = [2] }",

@@ -243,8 +243,9 @@ pub(crate) struct SysbenchOptions {
 }
 
 /// The most placeholders one prepared statement may have (the protocol counts them in
-/// 16 bits): `--random-points` puts one per point, `--number-of-ranges` two per range.
-const MAX_PLACEHOLDERS: u32 = 65_535;
+/// 16 bits): `--random-points` puts one per point, `--number-of-ranges` two per range,
+/// a workload file's list one per element.
+pub(crate) const MAX_PLACEHOLDERS: u32 = 65_535;
 
 /// The most statements of one kind in a transaction: each is logged per event, and
 /// sysbench's own defaults are 1 to 10.
