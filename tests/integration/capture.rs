@@ -35,6 +35,19 @@ pub(crate) fn capture(sandbox: &Sandbox, args: &[&str]) -> (Option<i32>, String,
     (output.status.code(), stdout, stderr)
 }
 
+/// `abtest capture LOG -o captured.toml` in `sandbox`, which must succeed: the file's
+/// path and its text.
+fn capture_to_file(sandbox: &Sandbox, log: &std::path::Path) -> (std::path::PathBuf, String) {
+    let captured = sandbox.path("captured.toml");
+    let (code, _, stderr) = capture(
+        sandbox,
+        &[log.to_str().unwrap(), "-o", captured.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let text = std::fs::read_to_string(&captured).unwrap();
+    (captured, text)
+}
+
 #[test]
 fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
     let bench = Bench::start();
@@ -66,13 +79,7 @@ fn a_replay_of_a_captured_sysbench_log_issues_sysbenchs_statements() {
     admin
         .query_drop("SET GLOBAL slow_query_log = 0, general_log = 0")
         .unwrap();
-    let captured = bench.sandbox.path("captured.toml");
-    let (code, _, stderr) = capture(
-        &bench.sandbox,
-        &[log.to_str().unwrap(), "-o", captured.to_str().unwrap()],
-    );
-    assert_eq!(code, Some(0), "{stderr}");
-    let file = std::fs::read_to_string(&captured).unwrap();
+    let (captured, file) = capture_to_file(&bench.sandbox, &log);
     // The general log of the same run gives the same classes, counted the same.
     let (code, from_general, stderr) = capture(&bench.sandbox, &[general.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{stderr}");
@@ -410,12 +417,7 @@ fn pt_upgrade_and_check_results_find_the_same_query_that_differs() {
     let theirs = pt_upgrade_differences(&report);
     assert_eq!(theirs, ["select k / ? from items where id = ?"], "{report}");
 
-    let captured = sandbox.path("captured.toml");
-    let (code, _, stderr) = capture(
-        &sandbox,
-        &[log.to_str().unwrap(), "-o", captured.to_str().unwrap()],
-    );
-    assert_eq!(code, Some(0), "{stderr}");
+    let (captured, _) = capture_to_file(&sandbox, &log);
     let profiles =
         [0, 1].map(|i| servers[i].socket_profile(&sandbox, &format!("side-{i}.toml"), ""));
     let finished = sandbox.run_json(&[
@@ -561,13 +563,7 @@ fn every_literal_form_of_a_log_replays() {
         })
         .collect();
     let log = sandbox.write("slow.log", &slow_log(&statements));
-    let captured = sandbox.path("captured.toml");
-    let (code, _, stderr) = capture(
-        &sandbox,
-        &[log.to_str().unwrap(), "-o", captured.to_str().unwrap()],
-    );
-    assert_eq!(code, Some(0), "{stderr}");
-    let written = std::fs::read_to_string(&captured).unwrap();
+    let (captured, written) = capture_to_file(&sandbox, &log);
     for kept in [
         "X'78'",
         "b'101'",
@@ -702,31 +698,6 @@ fn statements_tagged_with_comments_are_captured_as_their_statements() {
     }
 }
 
-/// Days since 1970-01-01 of a `YYYY-MM-DD` date (the proleptic Gregorian calendar).
-fn days(date: &str) -> i64 {
-    let parts: Vec<i64> = date.split('-').map(|p| p.parse().unwrap()).collect();
-    let (m, d) = (parts[1], parts[2]);
-    let y = parts[0] - i64::from(m <= 2);
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The `YYYY-MM-DD` date `n` days after 1970-01-01.
-fn date(n: i64) -> String {
-    let z = n + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    format!("{:04}-{m:02}-{d:02}", yoe + era * 400 + i64::from(m <= 2))
-}
-
 /// A log with IN lists of 2 to 5 values, a BETWEEN on dates always 90 days apart and a
 /// lookup by id: the lists are one class (as pt-query-digest has them), the range is
 /// one captured pair, the parameters are named by their columns; and what a real server
@@ -736,32 +707,32 @@ fn date(n: i64) -> String {
 fn lists_keep_their_lengths_and_ranges_their_width_in_a_replay() {
     let _lock = crate::support::server_lock();
     let sandbox = Sandbox::new();
-    let start = days("2024-01-01");
+    let server = crate::support::start_server(&Default::default(), 8);
+    let mut admin = server.admin().unwrap();
+    // The server's calendar: 40 ranges 90 days wide, their low ends 3 days apart.
+    let ranges: Vec<(String, String)> = admin
+        .query(
+            "SELECT '2024-01-01' + INTERVAL 3 * seq DAY, '2024-01-01' + INTERVAL 3 * seq + 90 DAY \
+             FROM sbtest.seq_0_to_39",
+        )
+        .unwrap();
     let statements: Vec<String> = (0..40i64)
-        .flat_map(|i| {
+        .zip(&ranges)
+        .flat_map(|(i, (low, high))| {
             let ids: Vec<String> = (0..2 + i % 4)
                 .map(|k| (1 + (i * 3 + k) % 50).to_string())
                 .collect();
-            let low = start + 3 * i;
             [
                 format!("SELECT c FROM items WHERE k IN ({})", ids.join(",")),
                 format!(
-                    "SELECT COUNT(*) FROM events WHERE happened_on BETWEEN '{}' AND '{}'",
-                    date(low),
-                    date(low + 90)
+                    "SELECT COUNT(*) FROM events WHERE happened_on BETWEEN '{low}' AND '{high}'"
                 ),
                 format!("SELECT c FROM items WHERE id = {}", 1 + i % 50),
             ]
         })
         .collect();
     let log = sandbox.write("slow.log", &slow_log(&statements));
-    let captured = sandbox.path("captured.toml");
-    let (code, _, stderr) = capture(
-        &sandbox,
-        &[log.to_str().unwrap(), "-o", captured.to_str().unwrap()],
-    );
-    assert_eq!(code, Some(0), "{stderr}");
-    let file = std::fs::read_to_string(&captured).unwrap();
+    let (captured, file) = capture_to_file(&sandbox, &log);
     for written in [
         "SELECT c FROM items WHERE k IN ({k})",
         "WHERE happened_on BETWEEN {happened_on.low} AND {happened_on.high}",
@@ -784,8 +755,6 @@ fn lists_keep_their_lengths_and_ranges_their_width_in_a_replay() {
         eprintln!("skipped the pt-query-digest check: percona-toolkit could not be installed");
     }
 
-    let server = crate::support::start_server(&Default::default(), 8);
-    let mut admin = server.admin().unwrap();
     for sql in [
         "CREATE TABLE sbtest.items (id INT PRIMARY KEY, k INT, c CHAR(20), KEY (k))",
         "INSERT INTO sbtest.items SELECT seq, seq, CONCAT('row-', seq) FROM sbtest.seq_1_to_50",
@@ -841,10 +810,16 @@ fn lists_keep_their_lengths_and_ranges_their_width_in_a_replay() {
         {
             let ends: Vec<&str> = range.split(" AND ").map(|d| d.trim_matches('\'')).collect();
             assert_eq!(ends.len(), 2, "{sql}");
-            let (low, high) = (days(ends[0]), days(ends[1]));
-            assert_eq!(high - low, 90, "the captured width, low first: {sql}");
+            let (width, from_start): (i64, i64) = admin
+                .exec_first(
+                    "SELECT DATEDIFF(?, ?), DATEDIFF(?, '2024-01-01')",
+                    (ends[1], ends[0], ends[0]),
+                )
+                .unwrap()
+                .unwrap();
+            assert_eq!(width, 90, "the captured width, low first: {sql}");
             assert!(
-                (start..start + 3 * 40).contains(&low),
+                (0..3 * 40).contains(&from_start),
                 "a captured low end: {sql}"
             );
             ranges += 1;

@@ -31,5 +31,4 @@ mod sweep;
 mod sysbench_bridge;
 mod tampered;
 mod upgrade;
-mod upgrade_check;
 mod verdicts;
