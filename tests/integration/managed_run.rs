@@ -179,7 +179,9 @@ fn aa_run_reports_no_significant_difference() {
 /// The positive control of the A/A test above: the same suite must see a change that
 /// is known to be there. server_audit logging every query costs about a fifth of the
 /// point-select throughput on this kind of host; against a 5 % tolerance the tool's own
-/// decision must be NO-GO (exit 3), with the TPS interval below zero.
+/// decision must be NO-GO (exit 3), with the TPS interval below zero. Twelve rounds a
+/// side: with the host loaded by other tests, two servers' rounds vary by 14 % and
+/// eight rounds left the bound at -4.8 %, a hair inside the tolerance.
 #[test]
 fn a_known_slowdown_is_found() {
     let _lock = server_lock();
@@ -194,7 +196,7 @@ fn a_known_slowdown_is_found() {
         "--threads",
         "4",
         "--rounds",
-        "8",
+        "12",
         "--round-time",
         "2s",
         "--warmup",
@@ -240,9 +242,10 @@ fn a_saved_run_is_read_at_equal_load(sandbox: &Sandbox, mut results: Value) {
             "baseline" => [10.0, 30.0, 0.0, 20.0, 5.0, 25.0, 40.0, 0.0],
             _ => [20.0, 0.0, 35.0, 15.0, 30.0, 10.0, 0.0, 40.0],
         };
-        pattern[index as usize]
+        pattern[index as usize % pattern.len()]
     };
-    let mut blocks = [[[0.0f64; 2]; 2]; 4];
+    let rounds_per_side = results["rounds"].as_array().unwrap().len() / 2;
+    let mut blocks = vec![[[0.0f64; 2]; 2]; rounds_per_side / 2];
     for round in results["rounds"].as_array_mut().unwrap() {
         let (side, index) = (
             round["side"].as_str().unwrap().to_string(),
