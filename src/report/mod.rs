@@ -185,7 +185,11 @@ impl<'a> ReportView<'a> {
     /// the variant does to TPS with the 95 % interval. The verdict sentence names only the
     /// tolerances that decided it, so it never contradicts the verdict.
     pub(crate) fn headline(&self) -> String {
-        let estimate = self.tps_estimate();
+        let mut estimate = self.tps_estimate();
+        if let Some(rate) = self.run.and_then(|r| r.judgement.rate_not_kept.as_ref()) {
+            // Said with the verdict it qualifies: latencies of a queue are not a server's.
+            estimate = format!("{estimate} {rate}.");
+        }
         if let Some(why) = &self.partial {
             return format!(
                 "PARTIAL: no verdict from a run that did not finish: {why}. What the finished \

@@ -44,6 +44,7 @@ pub(crate) fn judge(record: &RunRecord, options: &AnalysisOptions, stage: Stage)
         unchecked_tolerances: analysis.unchecked,
         analysis_warnings: Vec::new(),
         partial: None,
+        rate_not_kept: super::rate::not_kept(rounds),
         noise: Some(NoiseBudget::of(rounds)),
     };
     weigh_answers(record, options, &mut judgement, &mut warnings);

@@ -33,6 +33,10 @@ pub(crate) struct Judgement {
     /// Why the run gives no verdict, when it did not finish its plan (`partial`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) partial: Option<String>,
+    /// Why an open-loop run's figures measure a queue: a side that did not keep the
+    /// rate asked, with what each side achieved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) rate_not_kept: Option<String>,
     /// Where the run's noise may come from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) noise: Option<NoiseBudget>,

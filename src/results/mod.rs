@@ -11,7 +11,7 @@
 //!
 //! The files here depend on each other in one direction only: `round` (one round) ←
 //! `record` (the run) ← `partial`, and the rounds' `sampling`, `classes` and `noise` ←
-//! `judgement` ← `judge`; `file`, `checks`, `storage` and `merge` read and write the
+//! `rate` ← `judgement` ← `judge`; `file`, `checks`, `storage` and `merge` read and write the
 //! record. This file only names them.
 
 mod checks;
@@ -23,6 +23,7 @@ mod judgement;
 pub(crate) mod merge;
 pub(crate) mod noise;
 mod partial;
+mod rate;
 mod record;
 mod round;
 mod sampling;

@@ -39,6 +39,12 @@ fn open_loop_rate_and_interval_reports() {
         assert_eq!(round["open_loop"]["rate"], 400.0);
         assert!(round["open_loop"]["max_queue_depth"].as_u64().is_some());
     }
+    assert!(
+        results["rate_not_kept"].is_null(),
+        "{}",
+        results["rate_not_kept"]
+    );
+    assert!(!output.contains("did not keep its rate"), "{output}");
     let line = output
         .lines()
         .find(|l| l.contains("thds: 2 tps:"))
@@ -48,6 +54,46 @@ fn open_loop_rate_and_interval_reports() {
         line.contains("(r/w/o: ") && line.contains("lat (ms,95%): ") && line.contains("reconn/s: "),
         "{line}"
     );
+}
+
+/// A rate no server on this host keeps: the verdict's sentence says so, with what each
+/// side achieved, since latencies measured from the intended start then time a queue.
+#[test]
+fn an_open_loop_that_falls_behind_says_so_with_the_rate_achieved() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let (code, results, output) = run(
+        &sandbox,
+        &["--workload", "oltp_point_select", "--rate", "5000000"],
+    );
+    assert_eq!(code, Some(0), "{output}");
+    let said = results["rate_not_kept"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{results}"));
+    assert!(
+        said.starts_with("The open loop did not keep its rate of 5000000.0 transactions/s"),
+        "{said}"
+    );
+    for side in ["baseline", "variant"] {
+        let achieved = results["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["side"] == side)
+            .map(|r| r["transactions"].as_f64().unwrap() / r["duration_s"].as_f64().unwrap())
+            .sum::<f64>()
+            / 2.0;
+        assert!(achieved < 1_000_000.0, "{side}: {achieved}");
+        assert!(
+            said.contains(&format!("{side} ")) && said.contains("2 of 2 round(s) short"),
+            "{said}"
+        );
+    }
+    let headline = output
+        .lines()
+        .find(|l| l.starts_with("With 95 % confidence") || l.contains("did not keep"))
+        .unwrap_or_else(|| panic!("{output}"));
+    assert!(headline.contains("did not keep its rate"), "{headline}");
 }
 
 #[test]
