@@ -37,6 +37,10 @@ pub(crate) struct AnalysisOptions {
     /// Whether answers that differ (`--check-results`) still allow a GO.
     #[serde(default)]
     pub(crate) allow_result_diff: bool,
+    /// The largest acceptable latency ratio of a query class timed on idle servers
+    /// (`--max-class-slowdown`, such as 2.0 for twice as slow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) max_class_slowdown: Option<f64>,
     /// The unit of the confirmatory analysis, fixed by the round order; files saved
     /// without it were analysed by rounds and still are.
     #[serde(default)]
@@ -62,6 +66,7 @@ impl Default for AnalysisOptions {
             max_error_rate: None,
             percentiles: vec![95.0, 99.0],
             allow_result_diff: false,
+            max_class_slowdown: None,
             blocking: Blocking::Rounds,
             adjust: Adjust::None,
             verdict_alpha: None,

@@ -19,6 +19,7 @@ fn options(max_tps_loss: Option<f64>) -> AnalysisOptions {
         max_error_rate: None,
         percentiles: vec![95.0],
         allow_result_diff: false,
+        max_class_slowdown: None,
         blocking: Default::default(),
         adjust: Default::default(),
         verdict_alpha: None,

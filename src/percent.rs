@@ -48,6 +48,39 @@ pub(crate) fn parse_probability(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A slowdown as a ratio: `2x`, `2×` and `2` give 2.0 (twice as slow). A ratio must be
+/// more than 1; a percentage is refused with the ratio it would be.
+pub(crate) fn parse_ratio(text: &str) -> Result<f64, String> {
+    let trimmed = text.trim();
+    if let Some(number) = trimmed.strip_suffix('%') {
+        let hint = number
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .map(|v| {
+                format!(
+                    ", such as {}x for {text} slower",
+                    trim_number(1.0 + v / 100.0)
+                )
+            })
+            .unwrap_or_default();
+        return Err(format!(
+            "`{text}` is a percentage; give the slowdown as a ratio{hint}"
+        ));
+    }
+    let number = trimmed
+        .strip_suffix(['x', 'X', '×'])
+        .unwrap_or(trimmed)
+        .trim();
+    match number.parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 1.0 => Ok(value),
+        _ => Err(format!(
+            "`{text}` is not a slowdown; write a ratio above 1, such as 2x (twice as slow)"
+        )),
+    }
+}
+
 /// `5` for 5.0, `0.5` for 0.5: a number without trailing zeros; a number too large or
 /// too small to read that way in scientific notation (`1e308`, `1e-300`).
 pub(crate) fn trim_number(value: f64) -> String {
@@ -61,6 +94,23 @@ pub(crate) fn trim_number(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slowdown_is_a_ratio_above_one() {
+        for text in ["2x", "2", "2×", " 2.0 X "] {
+            assert_eq!(parse_ratio(text), Ok(2.0), "{text}");
+        }
+        assert_eq!(
+            parse_ratio("100%").unwrap_err(),
+            "`100%` is a percentage; give the slowdown as a ratio, such as 2x for 100% slower"
+        );
+        for bad in ["1", "0.5x", "x", "-3", "inf", "NaNx"] {
+            assert!(
+                parse_ratio(bad).unwrap_err().contains("ratio above 1"),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn a_percentage_is_five_or_five_percent() {

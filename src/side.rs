@@ -28,6 +28,14 @@ impl Side {
         }
     }
 
+    /// The other side.
+    pub(crate) fn other(self) -> Side {
+        match self {
+            Side::Baseline => Side::Variant,
+            Side::Variant => Side::Baseline,
+        }
+    }
+
     /// The single-letter label used in schedules (A = baseline, B = variant).
     pub(crate) fn letter(self) -> char {
         match self {

@@ -438,6 +438,20 @@ pub(crate) struct ClientArgs {
     #[arg(long, requires = "check_results", help_heading = "Client")]
     pub(crate) check_order: bool,
 
+    /// Before the rounds, time every read query class on both sides on idle servers:
+    /// six blocks of paired executions on fresh connections, within about BUDGET (2m
+    /// when left out), each class's latency ratio with its interval. Judged by
+    /// --max-class-slowdown.
+    #[arg(
+        long,
+        value_name = "BUDGET",
+        num_args = 0..=1,
+        default_missing_value = "2m",
+        value_parser = parse_duration,
+        help_heading = "Client"
+    )]
+    pub(crate) class_timing: Option<Duration>,
+
     /// With --check-results: run the timed rounds even when the answers differ.
     #[arg(long, requires = "check_results", help_heading = "Client")]
     pub(crate) continue_after_differences: bool,
@@ -477,6 +491,13 @@ pub(crate) struct AnalysisArgs {
     /// Latency percentiles to compare, besides the mean [default: 95,99, or the saved run's].
     #[arg(long, value_delimiter = ',', help_heading = "Analysis")]
     pub(crate) percentiles: Option<Vec<f64>>,
+
+    /// Largest acceptable slowdown of a query class timed on idle servers, as a ratio
+    /// such as 2x: a class at least twice as slow and beyond it (Holm among the classes)
+    /// is NO-GO of its own. A run given it times the classes (--class-timing) [default:
+    /// the saved run's].
+    #[arg(long, value_name = "RATIO", value_parser = percent::parse_ratio, help_heading = "Analysis")]
+    pub(crate) max_class_slowdown: Option<f64>,
 
     /// Let a run whose sides answered differently (--check-results) still be judged on
     /// speed; without it, different answers are NO-GO.

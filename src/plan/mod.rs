@@ -135,6 +135,14 @@ pub(crate) struct ClientOptions {
     /// Whether the timed rounds run even when the answers differ.
     #[serde(default)]
     pub(crate) continue_after_differences: bool,
+    /// The time given to timing every read query class on idle servers before the
+    /// rounds (`--class-timing`), if they are timed.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_secs::option"
+    )]
+    pub(crate) class_timing: Option<std::time::Duration>,
 }
 
 impl ClientOptions {

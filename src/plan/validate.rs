@@ -26,6 +26,7 @@ impl Plan {
         check_swap(&self.schedule, &self.sides, sequential)?;
         check_captured_writes(&self.workload, &self.sides, self.allow_writes)?;
         check_answers_can_be_compared(&self.workload, &self.client)?;
+        check_classes_can_be_timed(self)?;
         Ok(())
     }
 
@@ -205,6 +206,34 @@ fn check_answers_can_be_compared(
          (such as oltp_read_only)",
         workload.name()
     )))
+}
+
+/// `--class-timing` times the workload's read classes on two servers at once; one server
+/// set apart by hooks has one side at a time, and a workload without reads has nothing
+/// to time. A zero budget times nothing.
+fn check_classes_can_be_timed(plan: &Plan) -> anyhow::Result<()> {
+    let Some(budget) = plan.client.class_timing else {
+        return Ok(());
+    };
+    let why = if budget.is_zero() {
+        "needs a budget longer than zero, such as --class-timing 2m"
+    } else if super::one_external_server(&plan.sides) {
+        "times both sides pair by pair on two servers; both profiles name one server, whose \
+         sides differ only by their hooks: give each side its own server, or drop \
+         --class-timing and --max-class-slowdown"
+    } else if crate::workload::session::sample_reads(
+        &plan.workload,
+        0,
+        crate::workload::check_sample::Coverage::Spread(1),
+    )
+    .is_empty()
+    {
+        "has no read statement to time in this workload (such as oltp_write_only); use a \
+         workload that reads"
+    } else {
+        return Ok(());
+    };
+    Err(UsageError::err(format!("--class-timing {why}")))
 }
 
 /// A captured workload that writes changes an external server's data: that needs

@@ -4,7 +4,7 @@
 //! (Markdown, HTML, Jira), so the formats cannot drift apart (the shape of hyperfine's
 //! `export/markup.rs`).
 
-use super::{ReportView, Run, classes, sections};
+use super::{ReportView, Run, class_timing, classes, sections};
 use crate::stats::compare::Family;
 
 /// A table of a report.
@@ -98,6 +98,24 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
             numeric: classes::numeric(),
             verdict_column: None,
         });
+    }
+    if let Some(run) = view.run.filter(|r| !r.judgement.timed_classes.is_empty()) {
+        let tolerance = run
+            .judgement
+            .analysis
+            .as_ref()
+            .and_then(|a| a.max_class_slowdown);
+        markup.label(class_timing::TITLE);
+        markup.table(&Table {
+            id: "class-timing",
+            header: class_timing::header(view.alpha, tolerance),
+            rows: class_timing::rows(&run.judgement.timed_classes),
+            numeric: class_timing::numeric(),
+            verdict_column: Some(5),
+        });
+        if let Some(timing) = &run.record.class_timing {
+            markup.paragraph(&class_timing::footnote(timing));
+        }
     }
     let notes = view.power_notes();
     if !notes.is_empty() {

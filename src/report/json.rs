@@ -14,6 +14,7 @@ pub(crate) fn render(view: &ReportView<'_>) -> anyhow::Result<String> {
         "alpha": view.alpha,
         "comparisons": view.comparisons,
         "query_classes": view.run.map_or(&[][..], |r| &r.judgement.query_classes),
+        "timed_classes": view.run.map_or(&[][..], |r| &r.judgement.timed_classes),
         "verdict": view.verdict,
         "status": view.status_label(),
         "partial": view.partial,

@@ -7,6 +7,7 @@
 pub(crate) mod answer;
 pub(crate) mod budget;
 pub(crate) mod charts;
+pub(crate) mod class_timing;
 pub(crate) mod classes;
 pub(crate) mod csv;
 pub(crate) mod decision;
@@ -242,6 +243,12 @@ impl<'a> ReportView<'a> {
         {
             // Different answers decide before any speed does: they come first.
             parts.insert(0, check.headline());
+        }
+        if let Some(classes) = self
+            .run
+            .and_then(|r| class_timing::headline(&r.judgement.timed_classes, verdict))
+        {
+            parts.push(classes);
         }
         if parts.is_empty() {
             parts.push("see the warnings".into());

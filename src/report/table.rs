@@ -11,7 +11,9 @@ use comfy_table::{
     TableStyle, Width, presets,
 };
 
-use super::{ReportView, answer, classes, decision, format, judgement, next_steps, sections};
+use super::{
+    ReportView, answer, class_timing, classes, decision, format, judgement, next_steps, sections,
+};
 use crate::results::classes::ClassComparison;
 use crate::stats::compare::{Comparison, Family};
 use crate::stats::verdict::Verdict;
@@ -138,6 +140,9 @@ fn details(view: &ReportView<'_>, color: bool, columns: Option<u16>) -> String {
                 (color, columns),
             ));
         }
+    }
+    if let Some(run) = view.run {
+        out.push_str(&class_timing_table(view, &run, (color, columns)));
     }
     if levels.len() > 1 {
         out.push_str(&format!(
@@ -324,6 +329,40 @@ fn classes_table(
         ));
     }
     out
+}
+
+/// The classes timed on idle servers, every one of them (the slowest first): a class
+/// that decides a NO-GO is never the one left off.
+fn class_timing_table(
+    view: &ReportView<'_>,
+    run: &super::Run<'_>,
+    (color, columns): (bool, Option<u16>),
+) -> String {
+    let judged = &run.judgement.timed_classes;
+    let Some(timing) = run
+        .record
+        .class_timing
+        .as_ref()
+        .filter(|_| !judged.is_empty())
+    else {
+        return String::new();
+    };
+    let tolerance = run
+        .judgement
+        .analysis
+        .as_ref()
+        .and_then(|a| a.max_class_slowdown);
+    let mut table = new_table(class_timing::header(view.alpha, tolerance), color);
+    align_numbers(&mut table, &class_timing::numeric());
+    for row in class_timing::rows(judged) {
+        table.add_row(row);
+    }
+    format!(
+        "{}\n{}\n{}\n",
+        crate::terminal::wrap(class_timing::TITLE, columns),
+        fitted_full(&mut table, columns),
+        crate::terminal::wrap(&class_timing::footnote(timing), columns)
+    )
 }
 
 fn sweep_table(view: &ReportView<'_>, color: bool) -> Table {

@@ -119,6 +119,7 @@ pub(crate) fn analysis_options(
             .or(base.max_error_rate),
         percentiles,
         allow_result_diff: args.allow_result_diff || base.allow_result_diff,
+        max_class_slowdown: args.max_class_slowdown.or(base.max_class_slowdown),
         adjust: args.adjust.unwrap_or(base.adjust),
         ..base.clone()
     };
@@ -156,6 +157,7 @@ pub(crate) fn client_options(
         check_all,
         check_order: args.check_order,
         continue_after_differences: args.continue_after_differences,
+        class_timing: args.class_timing,
         connections: args.connections,
         cpus: None,
     })
@@ -489,6 +491,7 @@ mod tests {
             max_error_rate: None,
             percentiles: Some(vec![95.0, 99.0, 99.9]),
             allow_result_diff: false,
+            max_class_slowdown: None,
             adjust: None,
         };
         let opts = analysis_options(&args, &AnalysisOptions::default()).unwrap();

@@ -60,6 +60,12 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         ..AnalysisOptions::default()
     };
     let analysis = args::analysis_options(&cli.analysis, &blocked)?;
+    let client = ClientOptions {
+        class_timing: client
+            .class_timing
+            .or(analysis.max_class_slowdown.map(|_| CLASS_TIMING_BUDGET)),
+        ..client
+    };
     let sequential = args::sequential(&cli.schedule, &schedule, &analysis)?;
     warnings.extend(too_few_blocks(&schedule, &analysis, cli.schedule.max_time));
     let plan = Plan {
@@ -81,6 +87,10 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
     split::check(&plan, cli.schedule.seed.is_some())?;
     Ok(plan)
 }
+
+/// The class timing's budget when `--max-class-slowdown` asks for it without
+/// `--class-timing` (the same as `--class-timing` with no value).
+const CLASS_TIMING_BUDGET: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// The fewest blocks (or pairs) per level whose interval can decide: three degrees of
 /// freedom. With two blocks the t quantile is 12.7 and intervals read "[−98, >+999]".

@@ -7,6 +7,7 @@
 //! last, for a run that did not finish its plan, no verdict at all (`partial`). Nothing
 //! else sets a verdict, so the exit code, every report and the saved file always agree.
 
+use super::class_slowdown::{judge_classes, no_go_sentence};
 use super::classes::compare_classes;
 use super::judgement::Judgement;
 use super::noise::NoiseBudget;
@@ -39,6 +40,11 @@ pub(crate) fn judge(record: &RunRecord, options: &AnalysisOptions, stage: Stage)
     let mut judgement = Judgement {
         comparisons: analysis.comparisons,
         query_classes: compare_classes(rounds, options.alpha),
+        timed_classes: record
+            .class_timing
+            .as_ref()
+            .map(|t| judge_classes(t, options.max_class_slowdown, options.alpha))
+            .unwrap_or_default(),
         analysis: Some(options.clone()),
         verdict: analysis.verdict,
         unchecked_tolerances: analysis.unchecked,
@@ -48,6 +54,7 @@ pub(crate) fn judge(record: &RunRecord, options: &AnalysisOptions, stage: Stage)
         noise: Some(NoiseBudget::of(rounds)),
     };
     weigh_answers(record, options, &mut judgement, &mut warnings);
+    weigh_class_timing(record, options, &mut judgement, &mut warnings);
     judgement.analysis_warnings = warnings;
     match stage {
         Stage::AsItStands => as_it_stands(record, judgement),
@@ -122,6 +129,48 @@ fn weigh_answers(
         warnings.push(reason.clone());
         judgement.unchecked_tolerances.push(reason);
     }
+}
+
+/// What the class timing (`--class-timing`) does to the verdict, with
+/// `--max-class-slowdown`: a class too slow is NO-GO of its own, whatever the
+/// throughput says; a class that could not be told is INCONCLUSIVE at best; every class
+/// within the tolerance leaves the verdict to the rest. A timing that did not run with a
+/// tolerance given leaves the tolerance unchecked.
+fn weigh_class_timing(
+    record: &RunRecord,
+    options: &AnalysisOptions,
+    judgement: &mut Judgement,
+    warnings: &mut Vec<String>,
+) {
+    let Some(tolerance) = options.max_class_slowdown else {
+        return;
+    };
+    if record.class_timing.is_none() {
+        let reason = "--max-class-slowdown: no query class was timed (the run has no class \
+                      timing)"
+            .to_string();
+        warnings.push(reason.clone());
+        judgement.unchecked_tolerances.push(reason);
+        return;
+    }
+    let timed = &judgement.timed_classes;
+    for class in timed.iter().filter(|c| c.verdict == Some(Verdict::NoGo)) {
+        warnings.push(no_go_sentence(class, tolerance));
+    }
+    let undecided = timed
+        .iter()
+        .filter(|c| c.verdict == Some(Verdict::Inconclusive))
+        .count();
+    if undecided > 0 {
+        warnings.push(format!(
+            "{undecided} timed query class(es) could not be told within or beyond \
+             --max-class-slowdown {}",
+            super::class_slowdown::times(tolerance)
+        ));
+    }
+    let verdicts = timed.iter().filter_map(|c| c.verdict);
+    judgement.verdict =
+        crate::stats::verdict::overall(judgement.verdict.into_iter().chain(verdicts));
 }
 
 /// Withholds every verdict of a run that did not finish its plan, saying why.

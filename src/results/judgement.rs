@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::class_slowdown::ClassSlowdown;
 use super::classes::ClassComparison;
 use super::noise::NoiseBudget;
 use crate::analysis::AnalysisOptions;
@@ -20,6 +21,10 @@ pub(crate) struct Judgement {
     /// Each query class's latency compared, the slowest change first (explanatory).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) query_classes: Vec<ClassComparison>,
+    /// Each class timed on idle servers (`--class-timing`), judged against
+    /// `--max-class-slowdown`, the slowest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) timed_classes: Vec<ClassSlowdown>,
     /// How the comparisons were analysed.
     pub(crate) analysis: Option<AnalysisOptions>,
     /// Overall verdict, when tolerances were given.

@@ -9,12 +9,14 @@
 //! (temp file, then rename) after every round, so a crash or Ctrl-C never loses a
 //! finished round and never leaves a half-written file.
 //!
-//! The files here depend on each other in one direction only: `round` (one round) ←
-//! `record` (the run) ← `partial`, and the rounds' `sampling`, `classes` and `noise` ←
-//! `rate` ← `judgement` ← `judge`; `file`, `checks`, `storage` and `merge` read and write the
+//! The files here depend on each other in one direction only: `round` (one round) and
+//! `class_timing` ← `record` (the run) ← `partial`, and the rounds' `sampling`,
+//! `classes`, `class_slowdown` and `noise` ← `rate` ← `judgement` ← `judge`; `file`, `checks`, `storage` and `merge` read and write the
 //! record. This file only names them.
 
 mod checks;
+pub(crate) mod class_slowdown;
+pub(crate) mod class_timing;
 pub(crate) mod classes;
 mod figures;
 mod file;

@@ -80,6 +80,9 @@ pub(crate) struct RunRecord {
     /// The answers compared before the rounds (`--check-results`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) result_check: Option<ResultCheck>,
+    /// Each read query class timed on both sides on idle servers (`--class-timing`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) class_timing: Option<super::class_timing::ClassTiming>,
     /// Which side's managed server was started first (both managed; the order follows
     /// the seed, so a first-started server's advantage cannot favour one side).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -73,6 +73,7 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
             segments: Vec::new(),
             instance_switches_s: Vec::new(),
             result_check: None,
+            class_timing: None,
         },
         judgement: Judgement::default(),
     }
@@ -338,6 +339,13 @@ fn prepare_and_run(
     }
     if leads && plan.client.check_results > 0 && results.record.result_check.is_none() {
         results.record.result_check = Some(check_results(plan, &mut servers)?);
+        save(plan, results)?;
+    }
+    if let Some(budget) = plan.client.class_timing.filter(|_| leads)
+        && results.record.class_timing.is_none()
+    {
+        let timing = super::class_timing::time_classes(&servers, budget, stop)?;
+        results.record.class_timing = Some(timing);
         save(plan, results)?;
     }
     if let Some(reason) = stop_for_answers(plan, &results.record) {

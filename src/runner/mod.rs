@@ -3,6 +3,7 @@
 
 pub(crate) mod arrivals;
 pub(crate) mod backend;
+mod class_timing;
 pub(crate) mod control;
 pub(crate) mod experiment;
 pub(crate) mod hooks;

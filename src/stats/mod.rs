@@ -4,6 +4,7 @@
 //! The unit of analysis is one value per round per side. Per-second samples inside a
 //! round are autocorrelated and would make every interval look far too certain.
 
+pub(crate) mod block_ratio;
 pub(crate) mod blocked;
 pub(crate) mod boundaries;
 pub(crate) mod compare;

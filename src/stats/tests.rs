@@ -16,6 +16,18 @@ struct Reference {
     nested: Vec<NestedCase>,
     power: PowerReference,
     adjusted: Vec<AdjustedCase>,
+    block_ratio: Vec<BlockRatioCase>,
+}
+
+/// Blocks of a query class's log-latency differences, with scipy's one-sample t test
+/// against the log of the tolerance and its interval, as ratios.
+#[derive(Deserialize)]
+struct BlockRatioCase {
+    diffs: Vec<f64>,
+    tolerance: f64,
+    ratio: f64,
+    ci: [f64; 2],
+    p_beyond: f64,
 }
 
 /// ABBA blocks (two rounds per side each) with each round's load, and statsmodels OLS of
@@ -98,6 +110,18 @@ fn assert_close(name: &str, what: &str, actual: f64, expected: f64) {
         relative < 1e-6 || (actual - expected).abs() < 1e-300,
         "{name}: {what} = {actual}, reference {expected} (relative error {relative:e})"
     );
+}
+
+#[test]
+fn class_timing_block_ratios_match_scipy() {
+    for (i, case) in reference().block_ratio.iter().enumerate() {
+        let name = format!("block ratio case {i}");
+        let found = super::block_ratio::block_ratio(&case.diffs, case.tolerance, 0.05).unwrap();
+        assert_close(&name, "ratio", found.ratio, case.ratio);
+        assert_close(&name, "ci low", found.ci[0], case.ci[0]);
+        assert_close(&name, "ci high", found.ci[1], case.ci[1]);
+        assert_close(&name, "p beyond", found.p_beyond, case.p_beyond);
+    }
 }
 
 #[test]

@@ -89,6 +89,25 @@ pub(crate) fn absolute_verdict(bounds: [f64; 2], limit: f64) -> Verdict {
     }
 }
 
+/// The verdict of a query class timed on idle servers (`--class-timing`) against its
+/// tolerance: NO-GO when its `ratio` is at least `least` and beyond the tolerance at α
+/// Holm-adjusted among the classes (`p_holm`); GO when within it at α on its own
+/// evidence (`p_beyond`, the one-sided p of "at most the tolerance": within is its
+/// complement); INCONCLUSIVE otherwise, and without a ratio.
+pub(crate) fn class_verdict(
+    ratio: Option<f64>,
+    p_beyond: f64,
+    p_holm: f64,
+    alpha: f64,
+    least: f64,
+) -> Verdict {
+    match ratio {
+        Some(r) if r >= least && p_holm < alpha => Verdict::NoGo,
+        Some(_) if 1.0 - p_beyond < alpha => Verdict::Go,
+        _ => Verdict::Inconclusive,
+    }
+}
+
 /// The overall verdict of the metrics that had a tolerance; `None` when none had one.
 pub(crate) fn overall(verdicts: impl IntoIterator<Item = Verdict>) -> Option<Verdict> {
     let mut result = None;

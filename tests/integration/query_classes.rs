@@ -119,3 +119,87 @@ fn the_class_that_lost_its_index_comes_first_far_ahead_of_the_others() {
         );
     }
 }
+
+/// `--max-class-slowdown`: every class timed on idle servers in blocks; the class that
+/// lost its index is NO-GO with an interval far beyond the tolerance, the lookup by id
+/// (which never used the index) is not, and the saved timing is judged again by
+/// `analyze` against another ratio.
+#[test]
+fn the_class_that_lost_its_index_is_no_go_when_timed_on_idle_servers() {
+    let _lock = server_lock();
+    let servers = [(); 2].map(|_| start_server(&Default::default(), 4));
+    let sandbox = Sandbox::new();
+    let baseline = servers[0].socket_profile(&sandbox, "baseline.toml", "");
+    let variant = servers[1].socket_profile(
+        &sandbox,
+        "variant.toml",
+        "[hooks]\nsetup = [\"ALTER TABLE sbtest1 DROP INDEX k_1\"]\n",
+    );
+    let workload = sandbox.write("lookups.toml", WORKLOAD);
+    let finished = sandbox.run_json(&[
+        "--baseline",
+        &baseline,
+        "--variant",
+        &variant,
+        "--workload-file",
+        workload.to_str().unwrap(),
+        "--table-size",
+        "50000",
+        "--threads",
+        "1",
+        "--rounds",
+        "2",
+        "--round-time",
+        "1s",
+        "--warmup",
+        "0s",
+        "--max-class-slowdown",
+        "2x",
+        "--class-timing",
+        "20s",
+    ]);
+    assert_eq!(finished.code, Some(3), "{}", finished.output);
+    let results = &finished.results;
+    assert_valid_results(results);
+    let timed = results["timed_classes"].as_array().expect("timed classes");
+    assert_eq!(timed.len(), 2, "{timed:#?}");
+    assert_eq!(timed[0]["class"], BY_K, "slowest first: {timed:#?}");
+    assert_eq!(timed[0]["verdict"], "NO-GO", "{timed:#?}");
+    let low = timed[0]["ci"][0].as_f64().unwrap();
+    assert!(
+        low > 5.0,
+        "a scan of 50 000 rows against an index lookup: {timed:#?}"
+    );
+    assert_ne!(
+        timed[1]["verdict"], "NO-GO",
+        "never used the index: {timed:#?}"
+    );
+    assert_eq!(
+        results["class_timing"]["classes"][0]["blocks"]
+            .as_array()
+            .unwrap()
+            .len(),
+        6
+    );
+    assert!(
+        finished
+            .output
+            .contains("Query classes timed on idle servers")
+            && finished
+                .output
+                .contains(&format!("NO-GO: query class {BY_K} is ")),
+        "{}",
+        finished.output
+    );
+    let again = sandbox.run(&[
+        "analyze",
+        sandbox.path("results.json").to_str().unwrap(),
+        "--max-class-slowdown",
+        "10000x",
+    ]);
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        !text.contains("NO-GO: query class"),
+        "nothing is ten thousand times slower: {text}"
+    );
+}

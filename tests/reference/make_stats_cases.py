@@ -16,6 +16,9 @@ Every number abtest reports is checked against these, to a relative error of 1e-
     statsmodels MixedLM fitted by REML (cov_re between instances, scale within);
   * the power of the t-test (scipy.stats.nct) and the rounds per side it plans: the
     verdict one-sided at alpha, significance two-sided, Welch's smallest df, n - 1;
+  * a query class's latency ratio from blocks of paired executions (--class-timing):
+    each block's difference of mean log latencies, scipy.stats.ttest_1samp against the
+    log of the tolerance (one-sided, greater) and its two-sided confidence interval;
   * ABBA blocks adjusted for the host's load: each block's log ratio of side means
     regressed on its difference in load by statsmodels OLS; the intercept, its standard
     error, p-value and confidence interval.
@@ -152,6 +155,23 @@ def adjusted_cases(rng):
     return out
 
 
+def block_ratio_cases(rng):
+    """Blocks of log-latency differences, tested against a tolerance ratio."""
+    out = []
+    for blocks in [2, 3, 6, 10]:
+        for ratio in [0.5, 1.0, 2.5, 10.0]:
+            for spread in [0.05, 0.6]:
+                d = np.round(np.log(ratio) + rng.normal(0, spread, blocks), 6)
+                tolerance = 2.0
+                above = stats.ttest_1samp(d, math.log(tolerance), alternative="greater")
+                ci = stats.ttest_1samp(d, 0.0).confidence_interval(1 - ALPHA)
+                out.append({"diffs": d.tolist(), "tolerance": tolerance,
+                            "ratio": math.exp(float(d.mean())),
+                            "ci": [math.exp(ci.low), math.exp(ci.high)],
+                            "p_beyond": float(above.pvalue)})
+    return out
+
+
 def main():
     rng = np.random.default_rng(20261130)
     cases = [
@@ -181,7 +201,8 @@ def main():
     with open(out, "w") as f:
         json.dump({"generator": "tests/reference/make_stats_cases.py", "scipy": __import__("scipy").__version__,
                    "cases": cases, "holm": holm_cases, "nested": nested_cases,
-                   "power": power_cases(), "adjusted": adjusted_cases(np.random.default_rng(20261202))},
+                   "power": power_cases(), "adjusted": adjusted_cases(np.random.default_rng(20261202)),
+                   "block_ratio": block_ratio_cases(np.random.default_rng(20261205))},
                   f, indent=1)
         f.write("\n")
     print(f"wrote {len(cases)} cases and {len(holm_cases)} Holm cases to {out}")

@@ -1,0 +1,105 @@
+//! What `--class-timing` measured, as facts: each read query class timed on both sides
+//! on idle servers, block by block (`runner::class_timing` says how). Only the facts are
+//! saved; whether a class is too slow is the judge's (`class_slowdown`), so a saved run
+//! can be judged again against another `--max-class-slowdown`.
+
+use serde::{Deserialize, Serialize};
+
+/// The class timing of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ClassTiming {
+    /// Blocks planned; a class has fewer when the run was stopped or over its budget.
+    pub(crate) blocks: u32,
+    /// The time the timing was given, in seconds.
+    pub(crate) budget_s: f64,
+    /// The time it took, in seconds.
+    pub(crate) elapsed_s: f64,
+    /// Why it stopped before its last block, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cut_short: Option<String>,
+    /// Every read class of the sample, in the workload's order.
+    pub(crate) classes: Vec<TimedClass>,
+}
+
+/// One query class's timing.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct TimedClass {
+    /// The query class: the statement's template.
+    pub(crate) class: String,
+    /// Its first timed statement.
+    pub(crate) statement: String,
+    /// Executions per side in each block.
+    pub(crate) pairs: u32,
+    /// Each block, in the order run.
+    pub(crate) blocks: Vec<TimedBlock>,
+    /// Why the class was left out: it failed on a side (the error, with the side).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) left_out: Option<String>,
+}
+
+/// One block of one class: its executions on each side, baseline then variant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct TimedBlock {
+    /// Mean of the executions' natural log latency in ms.
+    pub(crate) mean_log_ms: [f64; 2],
+    /// Median latency in ms.
+    pub(crate) median_ms: [f64; 2],
+}
+
+impl TimedClass {
+    /// Each block's mean log latency of the variant minus the baseline's.
+    pub(crate) fn diffs(&self) -> Vec<f64> {
+        self.blocks
+            .iter()
+            .map(|b| b.mean_log_ms[1] - b.mean_log_ms[0])
+            .collect()
+    }
+
+    /// The median of the blocks' medians, per side.
+    pub(crate) fn median_ms(&self) -> [f64; 2] {
+        [0, 1].map(|side| {
+            let mut medians: Vec<f64> = self.blocks.iter().map(|b| b.median_ms[side]).collect();
+            median(&mut medians)
+        })
+    }
+}
+
+/// The median of `values` (0 when there are none); sorts them.
+pub(crate) fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_class_gives_one_difference_per_block_and_the_median_of_its_medians() {
+        let class = TimedClass {
+            blocks: vec![
+                TimedBlock {
+                    mean_log_ms: [0.0, 2.0],
+                    median_ms: [1.0, 7.0],
+                },
+                TimedBlock {
+                    mean_log_ms: [1.0, 2.5],
+                    median_ms: [3.0, 9.0],
+                },
+            ],
+            ..TimedClass::default()
+        };
+        assert_eq!(class.diffs(), [2.0, 1.5]);
+        assert_eq!(class.median_ms(), [2.0, 8.0]);
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut []), 0.0);
+    }
+}

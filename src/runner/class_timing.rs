@@ -1,0 +1,305 @@
+//! `--class-timing`: every read query class timed on both sides on idle servers, before
+//! the rounds, so a class ten times slower is found with an interval even when it is a
+//! rare statement the load rounds run a few times each.
+//!
+//! Why it is built this way, from what the first design got wrong on this kind of host:
+//! timing each class in one run of paired executions made an unchanged pair look 0.35×
+//! [0.31, 0.39] for a class, because for the second a class took one side was slower
+//! throughout (background flushing, where the scheduler put a server thread), and
+//! alternating which side goes first within that second does not cancel it. So:
+//!
+//! - the servers settle first: both sides' dirty pages are flushed (bounded wait);
+//! - the timing is [`BLOCKS`] blocks spread over the budget, each on fresh connections,
+//!   with the classes in another order in each block; the block, not the execution, is
+//!   the unit of the interval (`stats::block_ratio`), so a burst on one side widens the
+//!   interval instead of biasing the estimate;
+//! - within a block a class runs pair by pair, the side going first alternating, after
+//!   one unmeasured execution on each side (its pages and its statement warmed);
+//! - a class that fails on a side is left out with its error (it is a difference of the
+//!   answers check, not a timing) and the others are timed;
+//! - the budget sets the pairs per block from one timed execution of each class; the
+//!   timing is cut short, saying so, when it runs far over its budget or is stopped.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use mysql::prelude::Queryable;
+use mysql::{Conn, Statement};
+
+use super::backend::Servers;
+use crate::results::class_timing::{ClassTiming, TimedBlock, TimedClass, median};
+use crate::side::Side;
+use crate::workload::check_sample::{Coverage, ReadSample};
+use crate::workload::statement::{inline, split_at_placeholders};
+
+/// Blocks of the timing: the interval's units (five degrees of freedom).
+pub(crate) const BLOCKS: u32 = 6;
+
+/// The fewest and the most executions per side of a class in one block.
+const PAIRS: (u32, u32) = (3, 40);
+
+/// The statements drawn, spread over the classes by weight (at least three a class).
+const DRAWN: u32 = 400;
+
+/// How long the servers are given to flush their dirty pages before the timing.
+const SETTLE: Duration = Duration::from_secs(30);
+
+/// How far past its budget the timing may run before it is cut short.
+const OVERRUN: u32 = 3;
+
+/// Times every read class of the plan's workload on both sides within `budget`.
+pub(crate) fn time_classes(
+    servers: &Servers<'_>,
+    budget: Duration,
+    stop: &AtomicBool,
+) -> anyhow::Result<ClassTiming> {
+    let plan = servers.plan;
+    let samples = crate::workload::session::sample_reads(
+        &plan.workload,
+        plan.seed ^ 0x7133,
+        Coverage::Spread(DRAWN),
+    );
+    anyhow::ensure!(
+        !samples.is_empty(),
+        "--class-timing: the workload has no read statement to time"
+    );
+    let started = Instant::now();
+    settle(servers);
+    let classes = by_class(samples);
+    crate::terminal::note(format_args!(
+        "timing {} query classes on both sides: {BLOCKS} blocks on fresh connections, \
+         within about {}",
+        classes.len(),
+        humantime::format_duration(budget)
+    ));
+    let per_block = budget / BLOCKS / classes.len().max(1) as u32;
+    let mut conns = connections(servers)?;
+    let mut timed: Vec<TimedClass> = classes
+        .iter()
+        .map(|(class, samples)| calibrated(&mut conns, class, samples, per_block))
+        .collect();
+    let mut cut_short = None;
+    for block in 0..BLOCKS {
+        if let Some(reason) = cut_reason(started, budget, stop) {
+            cut_short = Some(reason);
+            break;
+        }
+        conns = connections(servers)?;
+        let count = classes.len();
+        for offset in 0..count {
+            let at = (offset + block as usize * count / BLOCKS as usize) % count;
+            if timed[at].left_out.is_some() {
+                continue;
+            }
+            let first = Side::BOTH[(block as usize + offset) % 2];
+            match time_block(&mut conns, &classes[at].1, timed[at].pairs, first, stop) {
+                Ok(Some(times)) => timed[at].blocks.push(times),
+                Ok(None) => break,
+                Err(error) => quarantine(&mut timed[at], error),
+            }
+        }
+    }
+    Ok(ClassTiming {
+        blocks: BLOCKS,
+        budget_s: budget.as_secs_f64(),
+        elapsed_s: started.elapsed().as_secs_f64(),
+        cut_short: cut_short.or_else(|| stop.load(Ordering::SeqCst).then(interrupted)),
+        classes: timed,
+    })
+}
+
+/// Why the timing stops before its next block, if it does.
+fn cut_reason(started: Instant, budget: Duration, stop: &AtomicBool) -> Option<String> {
+    if stop.load(Ordering::SeqCst) {
+        return Some(interrupted());
+    }
+    (started.elapsed() > budget * OVERRUN).then(|| {
+        format!(
+            "over its budget: {} past {} (--class-timing-budget gives it more)",
+            humantime::format_duration(Duration::from_secs(started.elapsed().as_secs())),
+            humantime::format_duration(budget)
+        )
+    })
+}
+
+fn interrupted() -> String {
+    "interrupted".into()
+}
+
+/// A class left out of the timing with the side and error that put it out.
+fn quarantine(class: &mut TimedClass, error: String) {
+    class.blocks.clear();
+    class.left_out = Some(error);
+}
+
+/// The samples grouped by class, in the order the classes first come.
+fn by_class(samples: Vec<ReadSample>) -> Vec<(String, Vec<ReadSample>)> {
+    let mut classes: Vec<(String, Vec<ReadSample>)> = Vec::new();
+    for sample in samples {
+        match classes.iter_mut().find(|(class, _)| *class == sample.class) {
+            Some((_, list)) => list.push(sample),
+            None => classes.push((sample.class.clone(), vec![sample])),
+        }
+    }
+    classes
+}
+
+/// One connection to each side, baseline first.
+fn connections(servers: &Servers<'_>) -> anyhow::Result<[Conn; 2]> {
+    let open = |side: Side| {
+        servers.targets[side as usize]
+            .client
+            .connect()
+            .with_context(|| format!("{side}: connecting to time the query classes"))
+    };
+    Ok([open(Side::Baseline)?, open(Side::Variant)?])
+}
+
+/// Waits, up to [`SETTLE`], until neither side has dirty pages left to flush, so the
+/// timing does not meet one side's background writes after its data was loaded.
+fn settle(servers: &Servers<'_>) {
+    let Ok(mut conns) = connections(servers) else {
+        return;
+    };
+    let deadline = Instant::now() + SETTLE;
+    while Instant::now() < deadline {
+        let dirty: u64 = conns.iter_mut().map(dirty_pages).sum();
+        if dirty == 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+fn dirty_pages(conn: &mut Conn) -> u64 {
+    conn.query_first::<(String, u64), _>("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'")
+        .ok()
+        .flatten()
+        .map_or(0, |(_, pages)| pages)
+}
+
+/// A class with its pairs per block set from one execution on each side; left out
+/// when it fails on a side.
+fn calibrated(
+    conns: &mut [Conn; 2],
+    class: &str,
+    samples: &[ReadSample],
+    per_block: Duration,
+) -> TimedClass {
+    let mut timed = TimedClass {
+        class: class.to_string(),
+        statement: samples[0].sql.clone(),
+        ..TimedClass::default()
+    };
+    let mut took = Duration::ZERO;
+    for side in Side::BOTH {
+        let conn = &mut conns[side as usize];
+        let mut prepared = Prepared::new(conn, &samples[0]);
+        let ran = prepared.run(conn, &samples[0]);
+        prepared.close(conn);
+        match ran {
+            Ok(elapsed) => took += elapsed,
+            Err(error) => {
+                quarantine(&mut timed, format!("{side}: {error}"));
+                return timed;
+            }
+        }
+    }
+    let pairs = per_block.as_secs_f64() / took.as_secs_f64().max(1e-6);
+    timed.pairs = (pairs as u32).clamp(PAIRS.0, PAIRS.1);
+    timed
+}
+
+/// One block of one class: an unmeasured execution on each side, then `pairs` pairs,
+/// `first` going first in the first pair and the sides alternating. `None` when the run
+/// was stopped; the error, with its side, when a side failed.
+fn time_block(
+    conns: &mut [Conn; 2],
+    samples: &[ReadSample],
+    pairs: u32,
+    first: Side,
+    stop: &AtomicBool,
+) -> Result<Option<TimedBlock>, String> {
+    let mut prepared = Vec::with_capacity(2);
+    for side in Side::BOTH {
+        let conn = &mut conns[side as usize];
+        let mut p = Prepared::new(conn, &samples[0]);
+        p.run(conn, &samples[0])
+            .map_err(|e| format!("{side}: {e}"))?;
+        prepared.push(p);
+    }
+    let mut logs: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    let mut ms: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    for pair in 0..pairs as usize {
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        let sample = &samples[pair % samples.len()];
+        let lead = if pair % 2 == 0 { first } else { first.other() };
+        for side in [lead, lead.other()] {
+            let i = side as usize;
+            let took = prepared[i]
+                .run(&mut conns[i], sample)
+                .map_err(|e| format!("{side}: {e}"))?;
+            let millis = (took.as_secs_f64() * 1000.0).max(1e-6);
+            logs[i].push(millis.ln());
+            ms[i].push(millis);
+        }
+    }
+    for (p, conn) in prepared.into_iter().zip(conns.iter_mut()) {
+        p.close(conn);
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    Ok(Some(TimedBlock {
+        mean_log_ms: [mean(&logs[0]), mean(&logs[1])],
+        median_ms: [median(&mut ms[0]), median(&mut ms[1])],
+    }))
+}
+
+/// A class's statement on one connection: prepared, or sent as text when the server
+/// cannot prepare it (as the answers check and an application would).
+struct Prepared(Option<Statement>);
+
+impl Prepared {
+    fn new(conn: &mut Conn, sample: &ReadSample) -> Prepared {
+        Prepared(conn.prep(sample.sql.as_str()).ok())
+    }
+
+    /// Runs `sample` and reads every row; how long that took, or the error.
+    fn run(&mut self, conn: &mut Conn, sample: &ReadSample) -> Result<Duration, String> {
+        let started = Instant::now();
+        let read = match &self.0 {
+            Some(statement) => conn
+                .exec_iter(statement, sample.params.clone())
+                .and_then(|result| result.count_rows()),
+            None => conn
+                .query_iter(inline(&split_at_placeholders(&sample.sql), &sample.params))
+                .and_then(|result| result.count_rows()),
+        };
+        let took = started.elapsed();
+        read.map(|_| took).map_err(|e| crate::db::errors::coded(&e))
+    }
+
+    fn close(self, conn: &mut Conn) {
+        if let Some(statement) = self.0 {
+            let _ = conn.close(statement);
+        }
+    }
+}
+
+/// Reading a result to its end, counting its rows.
+trait CountRows {
+    fn count_rows(self) -> Result<u64, mysql::Error>;
+}
+
+impl<P: mysql::prelude::Protocol> CountRows for mysql::QueryResult<'_, '_, '_, P> {
+    fn count_rows(mut self) -> Result<u64, mysql::Error> {
+        let mut rows = 0;
+        for row in self.by_ref() {
+            row?;
+            rows += 1;
+        }
+        Ok(rows)
+    }
+}
