@@ -152,6 +152,12 @@ impl AnalysisOptions {
         if let Some(rate) = self.max_error_rate {
             parts.push(format!("error rate at most {} %", trim_float(rate)));
         }
+        if let Some(ratio) = self.max_class_slowdown {
+            parts.push(format!(
+                "a timed query class at most {}× slower",
+                trim_float(ratio)
+            ));
+        }
         let percentiles: Vec<String> = self.percentiles.iter().map(|p| trim_float(*p)).collect();
         parts.push(format!("percentiles {}", percentiles.join(", ")));
         parts.push(match (self.blocking, self.adjust) {

@@ -75,10 +75,18 @@ impl Plan {
             ),
             None => "client    connections opened for every round".to_string(),
         };
-        match self.client.rate {
+        let mut line = match self.client.rate {
             Some(rate) => format!("{connections}; open loop at {rate:.1} transactions/s"),
             None => connections,
+        };
+        if let Some(budget) = self.client.class_timing {
+            line.push_str(&format!(
+                "; before the rounds every read query class timed on both sides on idle \
+                 servers, within about {}",
+                humantime::format_duration(budget)
+            ));
         }
+        line
     }
 
     fn placement_line(&self) -> Option<String> {
