@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::stats::summary::median;
+
 /// The class timing of a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ClassTiming {
@@ -55,26 +57,11 @@ impl TimedClass {
             .collect()
     }
 
-    /// The median of the blocks' medians, per side.
+    /// The median of the blocks' medians, per side (0 without blocks).
     pub(crate) fn median_ms(&self) -> [f64; 2] {
         [0, 1].map(|side| {
-            let mut medians: Vec<f64> = self.blocks.iter().map(|b| b.median_ms[side]).collect();
-            median(&mut medians)
+            median(self.blocks.iter().map(|b| b.median_ms[side]).collect()).unwrap_or(0.0)
         })
-    }
-}
-
-/// The median of `values` (0 when there are none); sorts them.
-pub(crate) fn median(values: &mut [f64]) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
     }
 }
 
@@ -99,7 +86,6 @@ mod tests {
         };
         assert_eq!(class.diffs(), [2.0, 1.5]);
         assert_eq!(class.median_ms(), [2.0, 8.0]);
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&mut []), 0.0);
+        assert_eq!(TimedClass::default().median_ms(), [0.0, 0.0]);
     }
 }

@@ -4,6 +4,7 @@
 //! CPU, reconnects — and this module sums it up, so a reader can tell a noisy host from
 //! a noisy configuration.
 
+use crate::stats::summary::median;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
@@ -269,12 +270,6 @@ impl NoiseBudget {
         lines.push(format!("reconnects: {}", self.reconnects));
         lines
     }
-}
-
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    (n > 0).then(|| (values[(n - 1) / 2] + values[n / 2]) / 2.0)
 }
 
 /// [`NoiseBudget::after_switch_pct`]: each round is put with the rounds of its side and

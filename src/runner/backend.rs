@@ -122,6 +122,15 @@ pub(crate) struct Servers<'a> {
 }
 
 impl<'a> Servers<'a> {
+    /// A connection of one side's client, with its session settings, for work outside
+    /// the rounds; `purpose` finishes "connecting to …" in its error.
+    pub(crate) fn connect(&self, side: Side, purpose: &str) -> anyhow::Result<mysql::Conn> {
+        self.targets[side as usize]
+            .client
+            .connect()
+            .with_context(|| format!("{side}: connecting to {purpose}"))
+    }
+
     /// The servers of `targets`, with the run's id sequence.
     pub(crate) fn new(
         plan: &'a Plan,

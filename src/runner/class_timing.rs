@@ -23,18 +23,18 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use mysql::prelude::Queryable;
-use mysql::{Conn, Statement};
+use mysql::{Conn, Params, Statement};
 
 use super::backend::Servers;
-use crate::results::class_timing::{ClassTiming, TimedBlock, TimedClass, median};
+use crate::results::class_timing::{ClassTiming, TimedBlock, TimedClass};
 use crate::side::Side;
+use crate::stats::summary::{mean, median};
 use crate::workload::check_sample::{Coverage, ReadSample};
 use crate::workload::statement::{inline, split_at_placeholders};
 
 /// Blocks of the timing: the interval's units (five degrees of freedom).
-pub(crate) const BLOCKS: u32 = 6;
+const BLOCKS: u32 = 6;
 
 /// The fewest and the most executions per side of a class in one block.
 const PAIRS: (u32, u32) = (3, 40);
@@ -74,10 +74,12 @@ pub(crate) fn time_classes(
         humantime::format_duration(budget)
     ));
     let per_block = budget / BLOCKS / classes.len().max(1) as u32;
+    // The protocol the rounds use: text with --ps-mode disable, else prepared.
+    let text = plan.workload.ps_mode == crate::workload::PsMode::Disable;
     let mut conns = connections(servers)?;
     let mut timed: Vec<TimedClass> = classes
         .iter()
-        .map(|(class, samples)| calibrated(&mut conns, class, samples, per_block))
+        .map(|(class, samples)| calibrated(&mut conns, class, samples, per_block, text))
         .collect();
     let mut cut_short = None;
     for block in 0..BLOCKS {
@@ -93,7 +95,8 @@ pub(crate) fn time_classes(
                 continue;
             }
             let first = Side::BOTH[(block as usize + offset) % 2];
-            match time_block(&mut conns, &classes[at].1, timed[at].pairs, first, stop) {
+            let class = (&classes[at].1[..], timed[at].pairs);
+            match time_block(&mut conns, class, first, text, stop) {
                 Ok(Some(times)) => timed[at].blocks.push(times),
                 Ok(None) => break,
                 Err(error) => quarantine(&mut timed[at], error),
@@ -147,13 +150,11 @@ fn by_class(samples: Vec<ReadSample>) -> Vec<(String, Vec<ReadSample>)> {
 
 /// One connection to each side, baseline first.
 fn connections(servers: &Servers<'_>) -> anyhow::Result<[Conn; 2]> {
-    let open = |side: Side| {
-        servers.targets[side as usize]
-            .client
-            .connect()
-            .with_context(|| format!("{side}: connecting to time the query classes"))
-    };
-    Ok([open(Side::Baseline)?, open(Side::Variant)?])
+    let purpose = "time the query classes";
+    Ok([
+        servers.connect(Side::Baseline, purpose)?,
+        servers.connect(Side::Variant, purpose)?,
+    ])
 }
 
 /// Waits, up to [`SETTLE`], until neither side has dirty pages left to flush, so the
@@ -186,6 +187,7 @@ fn calibrated(
     class: &str,
     samples: &[ReadSample],
     per_block: Duration,
+    text: bool,
 ) -> TimedClass {
     let mut timed = TimedClass {
         class: class.to_string(),
@@ -195,7 +197,7 @@ fn calibrated(
     let mut took = Duration::ZERO;
     for side in Side::BOTH {
         let conn = &mut conns[side as usize];
-        let mut prepared = Prepared::new(conn, &samples[0]);
+        let mut prepared = Prepared::new(conn, &samples[0], text);
         let ran = prepared.run(conn, &samples[0]);
         prepared.close(conn);
         match ran {
@@ -211,20 +213,21 @@ fn calibrated(
     timed
 }
 
-/// One block of one class: an unmeasured execution on each side, then `pairs` pairs,
-/// `first` going first in the first pair and the sides alternating. `None` when the run
-/// was stopped; the error, with its side, when a side failed.
+/// One block of one class (its samples and pairs): an unmeasured execution on each side,
+/// then the pairs, `first` going first in the first pair and the sides alternating, in
+/// the text protocol when `text`. `None` when the run was stopped; the error, with its
+/// side, when a side failed.
 fn time_block(
     conns: &mut [Conn; 2],
-    samples: &[ReadSample],
-    pairs: u32,
+    (samples, pairs): (&[ReadSample], u32),
     first: Side,
+    text: bool,
     stop: &AtomicBool,
 ) -> Result<Option<TimedBlock>, String> {
     let mut prepared = Vec::with_capacity(2);
     for side in Side::BOTH {
         let conn = &mut conns[side as usize];
-        let mut p = Prepared::new(conn, &samples[0]);
+        let mut p = Prepared::new(conn, &samples[0], text);
         p.run(conn, &samples[0])
             .map_err(|e| format!("{side}: {e}"))?;
         prepared.push(p);
@@ -250,56 +253,50 @@ fn time_block(
     for (p, conn) in prepared.into_iter().zip(conns.iter_mut()) {
         p.close(conn);
     }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let [baseline, variant] = ms.map(|ms| median(ms).unwrap_or(0.0));
     Ok(Some(TimedBlock {
         mean_log_ms: [mean(&logs[0]), mean(&logs[1])],
-        median_ms: [median(&mut ms[0]), median(&mut ms[1])],
+        median_ms: [baseline, variant],
     }))
 }
 
-/// A class's statement on one connection: prepared, or sent as text when the server
-/// cannot prepare it (as the answers check and an application would).
+/// A class's statement on one connection: prepared, or sent as text with `--ps-mode
+/// disable` or when the server cannot prepare it (as the answers check and an
+/// application would).
 struct Prepared(Option<Statement>);
 
 impl Prepared {
-    fn new(conn: &mut Conn, sample: &ReadSample) -> Prepared {
-        Prepared(conn.prep(sample.sql.as_str()).ok())
+    fn new(conn: &mut Conn, sample: &ReadSample, text: bool) -> Prepared {
+        Prepared(
+            (!text)
+                .then(|| conn.prep(sample.sql.as_str()).ok())
+                .flatten(),
+        )
     }
 
-    /// Runs `sample` and reads every row; how long that took, or the error.
+    /// Runs `sample` and reads every row; how long that took, or the error. Its
+    /// parameters (or its text) are made before the clock starts.
     fn run(&mut self, conn: &mut Conn, sample: &ReadSample) -> Result<Duration, String> {
-        let started = Instant::now();
-        let read = match &self.0 {
-            Some(statement) => conn
-                .exec_iter(statement, sample.params.clone())
-                .and_then(|result| result.count_rows()),
-            None => conn
-                .query_iter(inline(&split_at_placeholders(&sample.sql), &sample.params))
-                .and_then(|result| result.count_rows()),
+        let (started, read) = match &self.0 {
+            Some(statement) => {
+                let params = Params::from(sample.params.clone());
+                let started = Instant::now();
+                (started, conn.exec_drop(statement, params))
+            }
+            None => {
+                let text = inline(&split_at_placeholders(&sample.sql), &sample.params);
+                let started = Instant::now();
+                (started, conn.query_drop(text))
+            }
         };
         let took = started.elapsed();
-        read.map(|_| took).map_err(|e| crate::db::errors::coded(&e))
+        read.map(|()| took)
+            .map_err(|e| crate::db::errors::coded(&e))
     }
 
     fn close(self, conn: &mut Conn) {
         if let Some(statement) = self.0 {
             let _ = conn.close(statement);
         }
-    }
-}
-
-/// Reading a result to its end, counting its rows.
-trait CountRows {
-    fn count_rows(self) -> Result<u64, mysql::Error>;
-}
-
-impl<P: mysql::prelude::Protocol> CountRows for mysql::QueryResult<'_, '_, '_, P> {
-    fn count_rows(mut self) -> Result<u64, mysql::Error> {
-        let mut rows = 0;
-        for row in self.by_ref() {
-            row?;
-            rows += 1;
-        }
-        Ok(rows)
     }
 }

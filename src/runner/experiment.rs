@@ -419,14 +419,6 @@ fn listed_in(plan: &Plan) -> String {
         )
 }
 
-/// A connection to one side for comparing answers.
-fn answers_connection(servers: &Servers<'_>, side: Side) -> anyhow::Result<mysql::Conn> {
-    servers.targets[side as usize]
-        .client
-        .connect()
-        .with_context(|| format!("{side}: connecting to compare answers"))
-}
-
 /// Each sample on the first side, the other, and the first again, alternating sides.
 fn compare_back_to_back(
     servers: &Servers<'_>,
@@ -434,8 +426,8 @@ fn compare_back_to_back(
     comparing: &mut crate::answers::Comparing,
 ) -> anyhow::Result<()> {
     let mut conns = [
-        answers_connection(servers, Side::Baseline)?,
-        answers_connection(servers, Side::Variant)?,
+        servers.connect(Side::Baseline, "compare answers")?,
+        servers.connect(Side::Variant, "compare answers")?,
     ];
     for (nth, sample) in samples.iter().enumerate() {
         let first = nth % 2;
@@ -468,7 +460,7 @@ fn compare_in_passes(
     let mut passes = Vec::new();
     for side in [Side::Baseline, Side::Variant, Side::Baseline] {
         servers.hooks(side, HookPoint::BeforeRound)?;
-        let mut conn = answers_connection(servers, side)?;
+        let mut conn = servers.connect(side, "compare answers")?;
         let answers: Vec<_> = samples
             .iter()
             .map(|s| crate::answers::answer(&mut conn, s))

@@ -69,6 +69,13 @@ pub(crate) fn mean(values: &[f64]) -> f64 {
     }
 }
 
+/// The median; `None` for an empty list.
+pub(crate) fn median(mut values: Vec<f64>) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    (n > 0).then(|| (values[(n - 1) / 2] + values[n / 2]) / 2.0)
+}
+
 /// Sample variance with ddof = 1; 0 for fewer than 2 values.
 pub(crate) fn variance(values: &[f64]) -> f64 {
     if values.len() < 2 {
