@@ -13,7 +13,9 @@ pub(crate) const TITLE: &str = "Query classes timed on idle servers, slowest fir
      class in blocks of paired executions on fresh connections; the ratio is variant / \
      baseline)";
 
-/// The column titles; the Holm p is tested against `tolerance` when one was given.
+/// The column titles; the Holm p is tested against `tolerance` when one was given. The
+/// interval is at the verdicts' level (1 - 2α): a GO is its upper bound within the
+/// tolerance, a NO-GO the Holm p below α.
 pub(crate) fn header(alpha: f64, tolerance: Option<f64>) -> Vec<String> {
     let p = match tolerance {
         Some(t) => format!("Holm p (beyond {})", times(t)),
@@ -23,7 +25,7 @@ pub(crate) fn header(alpha: f64, tolerance: Option<f64>) -> Vec<String> {
         "query class".into(),
         "blocks × runs".into(),
         "median ms, baseline → variant".into(),
-        format!("ratio [{} % CI]", format::confidence(alpha)),
+        format!("ratio [{} % CI]", format::confidence(2.0 * alpha)),
         p,
         "verdict".into(),
     ]

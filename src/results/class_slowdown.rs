@@ -41,7 +41,8 @@ pub(crate) struct ClassSlowdown {
     /// Variant / baseline latency, from the blocks' mean log latencies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) ratio: Option<f64>,
-    /// Its 1 - α interval.
+    /// Its 1 - 2α interval: within the tolerance at α one-sided, as a GO needs, is its
+    /// upper bound below the tolerance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) ci: Option<[f64; 2]>,
     /// Holm-adjusted p of "the class is at most the tolerance slower".
@@ -56,7 +57,8 @@ pub(crate) struct ClassSlowdown {
 }
 
 /// Judges every class of `timing` against `tolerance` (a ratio, such as 2.0); the
-/// slowest first, the classes left out last.
+/// slowest first, the classes left out last. Each interval is at 1 - 2α, the level of
+/// the verdicts, so the bound a GO rests on is the one shown.
 pub(crate) fn judge_classes(
     timing: &ClassTiming,
     tolerance: Option<f64>,
@@ -66,7 +68,7 @@ pub(crate) fn judge_classes(
     let ratios: Vec<Option<BlockRatio>> = timing
         .classes
         .iter()
-        .map(|c| timed(c).and_then(|c| block_ratio(&c.diffs(), against, alpha)))
+        .map(|c| timed(c).and_then(|c| block_ratio(&c.diffs(), against, 2.0 * alpha)))
         .collect();
     let tested: Vec<f64> = ratios.iter().flatten().map(|r| r.p_beyond).collect();
     let mut adjusted = holm(&tested).into_iter();
@@ -195,6 +197,11 @@ mod tests {
             ]
         );
         assert!((found[0].ratio.unwrap() - 10.0).abs() < 0.01);
+        // The interval shown is the one a GO rests on: its upper bound within 2×.
+        for class in &found {
+            let high = class.ci.unwrap()[1];
+            assert_eq!(class.verdict == Some(Verdict::Go), high < 2.0, "{class:?}");
+        }
         assert!(
             no_go_sentence(&found[0], 2.0).starts_with("NO-GO: query class slower is 10× slower")
         );

@@ -123,19 +123,25 @@ fn weigh_answers(
         }
     }
     if let Some(reason) = check.nothing_compared() {
-        if judgement.verdict == Some(Verdict::Go) {
-            judgement.verdict = Some(Verdict::Inconclusive);
-        }
-        warnings.push(reason.clone());
-        judgement.unchecked_tolerances.push(reason);
+        leave_unchecked(judgement, warnings, reason);
     }
+}
+
+/// A tolerance that could not be checked: said, and a GO becomes INCONCLUSIVE, since
+/// no GO may stand on a tolerance nothing checked.
+fn leave_unchecked(judgement: &mut Judgement, warnings: &mut Vec<String>, reason: String) {
+    if judgement.verdict == Some(Verdict::Go) {
+        judgement.verdict = Some(Verdict::Inconclusive);
+    }
+    warnings.push(reason.clone());
+    judgement.unchecked_tolerances.push(reason);
 }
 
 /// What the class timing (`--class-timing`) does to the verdict, with
 /// `--max-class-slowdown`: a class too slow is NO-GO of its own, whatever the
 /// throughput says; a class that could not be told is INCONCLUSIVE at best; every class
-/// within the tolerance leaves the verdict to the rest. A timing that did not run with a
-/// tolerance given leaves the tolerance unchecked.
+/// within the tolerance leaves the verdict to the rest. A tolerance no timed class could
+/// be judged against (no timing, or every class left out) is unchecked.
 fn weigh_class_timing(
     record: &RunRecord,
     options: &AnalysisOptions,
@@ -145,15 +151,21 @@ fn weigh_class_timing(
     let Some(tolerance) = options.max_class_slowdown else {
         return;
     };
-    if record.class_timing.is_none() {
-        let reason = "--max-class-slowdown: no query class was timed (the run has no class \
-                      timing)"
-            .to_string();
-        warnings.push(reason.clone());
-        judgement.unchecked_tolerances.push(reason);
+    let timed = &judgement.timed_classes;
+    if timed.iter().all(|c| c.verdict.is_none()) {
+        let reason = match record.class_timing {
+            None => {
+                "--max-class-slowdown: no query class was timed (the run has no class \
+                     timing)"
+            }
+            Some(_) => {
+                "--max-class-slowdown: every timed query class was left out (each \
+                        failed on a side; see the answers and the class timing table)"
+            }
+        };
+        leave_unchecked(judgement, warnings, reason.to_string());
         return;
     }
-    let timed = &judgement.timed_classes;
     for class in timed.iter().filter(|c| c.verdict == Some(Verdict::NoGo)) {
         warnings.push(no_go_sentence(class, tolerance));
     }
