@@ -650,3 +650,61 @@ fn a_saved_run_is_judged_again_with_or_without_the_load_adjustment() {
     let output = sandbox.run(&["analyze", &balanced, "--adjust", "cpu"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// `--max-class-slowdown` on a run that timed no class, or whose every timed class was
+/// left out, checks nothing: the GO the TPS tolerance gives becomes INCONCLUSIVE, with
+/// the reason; and the timing a file holds is judged like a live run's.
+#[test]
+fn a_class_slowdown_nothing_was_timed_for_never_passes_for_go() {
+    let sandbox = Sandbox::new();
+    let go = ["analyze", RUN, "--max-tps-loss", "60%"];
+    let untimed = sandbox.run(&[&go[..], &["--max-class-slowdown", "2x"]].concat());
+    let (stdout, stderr) = text(&untimed);
+    assert_eq!(untimed.status.code(), Some(4), "{stdout}");
+    assert!(stderr.contains("no query class was timed"), "{stderr}");
+    let mut saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(RUN).unwrap()).unwrap();
+    let class = |left_out: Option<&str>, log_ratio: f64| {
+        let block = serde_json::json!({"mean_log_ms": [0.0, log_ratio], "median_ms": [1.0, 1.0]});
+        let mut class = serde_json::json!({
+            "class": "SELECT c FROM sbtest1 WHERE id = {id}",
+            "statement": "SELECT c FROM sbtest1 WHERE id = ?",
+            "pairs": 5,
+            "blocks": if left_out.is_some() { vec![] } else { vec![block; 6] },
+        });
+        if let Some(why) = left_out {
+            class["left_out"] = why.into();
+        }
+        class
+    };
+    let mut with = |classes: Vec<serde_json::Value>| {
+        saved["class_timing"] = serde_json::json!({
+            "blocks": 6, "budget_s": 60.0, "elapsed_s": 50.0, "classes": classes
+        });
+        let path = sandbox.write("timed.json", &saved.to_string());
+        let run = sandbox.run(&[
+            "analyze",
+            path.to_str().unwrap(),
+            "--max-tps-loss",
+            "60%",
+            "--max-class-slowdown",
+            "2x",
+        ]);
+        let (stdout, stderr) = text(&run);
+        (run.status.code(), format!("{stdout}{stderr}"))
+    };
+    let (code, output) = with(vec![class(
+        Some("variant: 1176 (42000): Key 'k_1' doesn't exist"),
+        0.0,
+    )]);
+    assert_eq!(code, Some(4), "{output}");
+    assert!(
+        output.contains("every timed query class was left out"),
+        "{output}"
+    );
+    let (code, output) = with(vec![class(None, 0.0)]);
+    assert_eq!(code, Some(0), "an unchanged class within 2×: {output}");
+    let (code, output) = with(vec![class(None, 10f64.ln())]);
+    assert_eq!(code, Some(3), "{output}");
+    assert!(output.contains("is 10× slower on idle servers"), "{output}");
+}

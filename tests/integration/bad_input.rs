@@ -1165,3 +1165,68 @@ fn range_and_count_flags_are_bounded_before_they_allocate() {
         assert!(stderr.contains(message), "{flags:?}: {stderr}");
     }
 }
+
+/// `--class-timing` and `--max-class-slowdown` are refused, with the fix, where they
+/// could time nothing or would be read wrong: a zero budget, a workload without reads,
+/// one server on both sides (its sides differ only by hooks, one at a time), a
+/// percentage or a ratio that is no slowdown.
+#[test]
+fn a_class_timing_that_could_time_nothing_is_refused() {
+    let sandbox = Sandbox::new();
+    let managed = "profiles/mariadb.toml";
+    let run = |extra: &[&'static str]| -> Vec<&'static str> {
+        let mut args = vec!["--baseline", managed, "--variant", managed, "--dry-run"];
+        args.extend(extra);
+        args
+    };
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--class-timing", "0s"],
+            "--class-timing needs a budget longer than zero",
+        ),
+        (
+            &[
+                "--workload",
+                "oltp_write_only",
+                "--max-class-slowdown",
+                "2x",
+            ],
+            "--class-timing has no read statement to time",
+        ),
+        (
+            &["--max-class-slowdown", "150%"],
+            "give the slowdown as a ratio, such as 2.5x",
+        ),
+        (
+            &["--max-class-slowdown", "0.5x"],
+            "write a ratio above 1, such as 2x",
+        ),
+        (&["--max-class-slowdown", "1"], "write a ratio above 1"),
+    ];
+    for (extra, expected) in cases {
+        let stderr = refuse(&sandbox, &run(extra));
+        assert!(stderr.contains(expected), "{extra:?}: {stderr}");
+    }
+    let one = "examples/one-server/flush-1.toml";
+    let shared = refuse(
+        &sandbox,
+        &[
+            "--baseline",
+            one,
+            "--variant",
+            "examples/one-server/flush-2.toml",
+            "--class-timing",
+            "--dry-run",
+        ],
+    );
+    assert!(shared.contains("both profiles name one server"), "{shared}");
+    let fine = sandbox.run(&run(&["--max-class-slowdown", "3x"]));
+    let (stdout, stderr) = text(&fine);
+    assert_eq!(fine.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains(
+            "every read query class timed on both sides on idle servers, within about 2m"
+        ) && stdout.contains("a timed query class at most 3× slower"),
+        "{stdout}"
+    );
+}
