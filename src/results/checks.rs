@@ -22,6 +22,9 @@ pub(crate) fn check(results: &RunRecord) -> Result<(), String> {
         .check_saved()
         .map_err(|why| format!("its plan: {why:#}"))?;
     super::figures::check_run(results)?;
+    if let Some(timing) = &results.class_timing {
+        timing.check()?;
+    }
     let round_time = results.plan.schedule.round_time;
     let slots: BTreeMap<u32, crate::schedule::Slot> = results
         .plan

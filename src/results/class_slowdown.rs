@@ -20,7 +20,7 @@ use crate::stats::holm::holm;
 use crate::stats::verdict::{Verdict, class_verdict};
 
 /// The least ratio a NO-GO needs, whatever the tolerance: a class twice as slow.
-pub(crate) const LEAST_NO_GO: f64 = 2.0;
+const LEAST_NO_GO: f64 = 2.0;
 
 /// The tolerance a class's ratio is tested against when none is given: the table then
 /// shows the ratios and intervals, and no class decides anything.

@@ -48,6 +48,38 @@ pub(crate) struct TimedBlock {
     pub(crate) median_ms: [f64; 2],
 }
 
+impl ClassTiming {
+    /// The first thing in a saved timing that no run writes: more blocks than planned,
+    /// a timed class without executions, a latency that is not a finite number (or a
+    /// median below zero), a class left out that still has blocks.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        for class in &self.classes {
+            let fault = if class.blocks.len() > self.blocks as usize {
+                Some(format!(
+                    "{} blocks of {} planned",
+                    class.blocks.len(),
+                    self.blocks
+                ))
+            } else if class.left_out.is_some() && !class.blocks.is_empty() {
+                Some("blocks of a class left out".to_string())
+            } else if class.left_out.is_none() && class.pairs == 0 && !class.blocks.is_empty() {
+                Some("blocks of no executions".to_string())
+            } else if class.blocks.iter().any(|b| {
+                b.mean_log_ms.iter().any(|v| !v.is_finite())
+                    || b.median_ms.iter().any(|v| !v.is_finite() || *v < 0.0)
+            }) {
+                Some("a latency that is not a finite number of ms".to_string())
+            } else {
+                None
+            };
+            if let Some(fault) = fault {
+                return Err(format!("class_timing of {}: {fault}", class.class));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl TimedClass {
     /// Each block's mean log latency of the variant minus the baseline's.
     pub(crate) fn diffs(&self) -> Vec<f64> {
@@ -87,5 +119,45 @@ mod tests {
         assert_eq!(class.diffs(), [2.0, 1.5]);
         assert_eq!(class.median_ms(), [2.0, 8.0]);
         assert_eq!(TimedClass::default().median_ms(), [0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_saved_timing_is_checked_as_strictly_as_a_run_writes_it() {
+        let block = TimedBlock {
+            mean_log_ms: [0.0, 0.1],
+            median_ms: [1.0, 1.1],
+        };
+        let timed = |blocks: usize| TimedClass {
+            class: "c".into(),
+            pairs: 3,
+            blocks: vec![block; blocks],
+            ..TimedClass::default()
+        };
+        let timing = |class: TimedClass| ClassTiming {
+            blocks: 6,
+            classes: vec![class],
+            ..ClassTiming::default()
+        };
+        assert_eq!(timing(timed(6)).check(), Ok(()));
+        assert!(
+            timing(timed(7))
+                .check()
+                .unwrap_err()
+                .contains("7 blocks of 6 planned")
+        );
+        let mut out = timed(1);
+        out.left_out = Some("variant: [1176]".into());
+        assert!(timing(out).check().unwrap_err().contains("left out"));
+        let mut none = timed(2);
+        none.pairs = 0;
+        assert!(timing(none).check().unwrap_err().contains("no executions"));
+        let mut negative = timed(2);
+        negative.blocks[1].median_ms[0] = -1.0;
+        assert!(
+            timing(negative)
+                .check()
+                .unwrap_err()
+                .contains("finite number")
+        );
     }
 }
