@@ -48,7 +48,15 @@ pub(crate) struct TimedBlock {
     pub(crate) median_ms: [f64; 2],
 }
 
+/// What `cut_short` says of a timing that was stopped (Ctrl-C, a signal).
+pub(crate) const INTERRUPTED: &str = "interrupted";
+
 impl ClassTiming {
+    /// Whether the timing was stopped before its end: a resumed run times again.
+    pub(crate) fn interrupted(&self) -> bool {
+        self.cut_short.as_deref() == Some(INTERRUPTED)
+    }
+
     /// The first thing in a saved timing that no run writes: more blocks than planned,
     /// a timed class without executions, a latency that is not a finite number (or a
     /// median below zero), a class left out that still has blocks.
@@ -139,6 +147,10 @@ mod tests {
             ..ClassTiming::default()
         };
         assert_eq!(timing(timed(6)).check(), Ok(()));
+        let mut stopped = timing(timed(2));
+        assert!(!stopped.interrupted());
+        stopped.cut_short = Some(INTERRUPTED.into());
+        assert!(stopped.interrupted(), "a resumed run times again");
         assert!(
             timing(timed(7))
                 .check()

@@ -27,7 +27,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Params, Statement};
 
 use super::backend::Servers;
-use crate::results::class_timing::{ClassTiming, TimedBlock, TimedClass};
+use crate::results::class_timing::{ClassTiming, INTERRUPTED, TimedBlock, TimedClass};
 use crate::side::Side;
 use crate::stats::summary::{mean, median};
 use crate::workload::check_sample::{Coverage, ReadSample};
@@ -127,7 +127,7 @@ fn cut_reason(started: Instant, budget: Duration, stop: &AtomicBool) -> Option<S
 }
 
 fn interrupted() -> String {
-    "interrupted".into()
+    INTERRUPTED.into()
 }
 
 /// A class left out of the timing with the side and error that put it out.

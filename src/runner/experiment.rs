@@ -342,7 +342,7 @@ fn prepare_and_run(
         save(plan, results)?;
     }
     if let Some(budget) = plan.client.class_timing.filter(|_| leads)
-        && results.record.class_timing.is_none()
+        && (results.record.class_timing.as_ref()).is_none_or(|t| t.interrupted())
     {
         let timing = super::class_timing::time_classes(&servers, budget, stop)?;
         results.record.class_timing = Some(timing);
