@@ -76,6 +76,10 @@ pub(crate) struct AnswerDifference {
     /// What to do about it (rows in another order).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) advice: Option<String>,
+    /// The one side the class failed on (an error there, an answer on the other): the
+    /// timed rounds leave it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) failed_on: Option<crate::side::Side>,
 }
 
 fn one() -> u32 {
@@ -117,6 +121,11 @@ impl AnswerDifference {
             },
             reason: outcome.reason,
             advice: (outcome.kind == Kind::OrderOnly).then(|| order_advice(&sample.sql)),
+            failed_on: match (&triple.baseline.error, &triple.variant.error) {
+                (Some(_), None) => Some(crate::side::Side::Baseline),
+                (None, Some(_)) => Some(crate::side::Side::Variant),
+                _ => None,
+            },
         }
     }
 

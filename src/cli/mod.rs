@@ -452,6 +452,16 @@ pub(crate) struct ClientArgs {
     )]
     pub(crate) class_timing: Option<Duration>,
 
+    /// Compare the answers (and time the classes, if asked) and run no timed round: the
+    /// workload's writes are counted and skipped, so a captured log that writes needs
+    /// neither --allow-writes nor --allow-foreign-tables. Implies --check-results all.
+    #[arg(
+        long,
+        conflicts_with = "continue_after_differences",
+        help_heading = "Client"
+    )]
+    pub(crate) check_only: bool,
+
     /// With --check-results: run the timed rounds even when the answers differ.
     #[arg(long, requires = "check_results", help_heading = "Client")]
     pub(crate) continue_after_differences: bool,
@@ -588,6 +598,27 @@ pub(crate) struct WorkloadArgs {
         help_heading = "Workload"
     )]
     pub(crate) workload_file: Option<PathBuf>,
+
+    /// Leave a query class of the --workload-file out (with the transactions that run it):
+    /// its number in the dry run's list, its fingerprint, or part of its statement.
+    /// Repeat it for more.
+    #[arg(
+        long,
+        value_name = "CLASS",
+        requires = "workload_file",
+        help_heading = "Workload"
+    )]
+    pub(crate) exclude_class: Vec<String>,
+
+    /// Run only the transactions of the --workload-file that have this query class (a
+    /// number, a fingerprint or part of a statement, as --exclude-class). Repeat it for more.
+    #[arg(
+        long,
+        value_name = "CLASS",
+        requires = "workload_file",
+        help_heading = "Workload"
+    )]
+    pub(crate) only_class: Vec<String>,
 
     /// Number of sbtest tables.
     #[arg(long, default_value_t = 1, help_heading = "Workload")]

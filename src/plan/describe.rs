@@ -15,6 +15,7 @@ impl Plan {
         let lines = [
             self.is_aa().then(|| format!("notice    {AA_NOTICE}")),
             Some(format!("workload  {}", self.workload.describe())),
+            self.classes_line(),
             Some(self.schedule_line()),
             self.instances_line(),
             Some(self.client_line()),
@@ -150,11 +151,37 @@ impl Plan {
 
     fn estimate_line(&self) -> String {
         let s = &self.schedule;
+        let timing = match self.client.class_timing {
+            Some(budget) => format!(
+                " about {} of class timing (cut short past {}),",
+                humantime::format_duration(budget),
+                humantime::format_duration(budget * crate::runner::CLASS_TIMING_OVERRUN)
+            ),
+            None => String::new(),
+        };
+        if self.client.check_only {
+            return format!(
+                "estimate  no timed round (--check-only): the answers check,{timing} server \
+                 start and data preparation"
+            );
+        }
         format!(
-            "estimate  {} for {} rounds, plus server start and data preparation",
+            "estimate  {} for {} rounds, plus{timing} server start and data preparation",
             humantime::format_duration(round_secs(s.estimated_time())),
             s.total_rounds()
         )
+    }
+
+    /// A workload file's query classes, numbered as `--exclude-class` and
+    /// `--only-class` take them.
+    fn classes_line(&self) -> Option<String> {
+        let file = self.workload.file()?;
+        let classes = crate::workload::class_filter::numbered(file);
+        Some(format!(
+            "classes   {} query class(es), by number for --exclude-class/--only-class:\n{}",
+            classes.len(),
+            crate::workload::class_filter::listing(&classes)
+        ))
     }
 }
 

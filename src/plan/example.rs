@@ -64,6 +64,7 @@ pub(crate) fn external(rounds: u32, levels: &[u32]) -> Plan {
             check_all: false,
             check_order: false,
             continue_after_differences: false,
+            check_only: false,
             class_timing: None,
         },
         analysis: AnalysisOptions::default(),

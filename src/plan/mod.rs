@@ -135,6 +135,10 @@ pub(crate) struct ClientOptions {
     /// Whether the timed rounds run even when the answers differ.
     #[serde(default)]
     pub(crate) continue_after_differences: bool,
+    /// Whether the run compares the answers (and times the classes) only, with no timed
+    /// round (`--check-only`): the workload's writes are skipped.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) check_only: bool,
     /// The time given to timing every read query class on idle servers before the
     /// rounds (`--class-timing`), if they are timed.
     #[serde(

@@ -24,7 +24,11 @@ impl Plan {
         let sequential = self.sequential.is_some();
         check_instances(&self.schedule, &self.sides, sequential)?;
         check_swap(&self.schedule, &self.sides, sequential)?;
-        check_captured_writes(&self.workload, &self.sides, self.allow_writes)?;
+        check_captured_writes(
+            &self.workload,
+            &self.sides,
+            self.allow_writes || self.client.check_only,
+        )?;
         check_answers_can_be_compared(&self.workload, &self.client)?;
         check_classes_can_be_timed(self)?;
         Ok(())

@@ -22,7 +22,11 @@ use crate::stats::sequential::{Design, Until};
 pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec> {
     let name: WorkloadName = args.workload;
     let kind = match &args.workload_file {
-        Some(path) => Workload::File(CustomWorkload::load(path)?),
+        Some(path) => Workload::File(crate::workload::class_filter::choose(
+            CustomWorkload::load(path)?,
+            &args.exclude_class,
+            &args.only_class,
+        )?),
         None => Workload::Sysbench(name),
     };
     let spec = WorkloadSpec {
@@ -144,7 +148,11 @@ pub(crate) fn client_options(
             "--report-interval must be longer than zero, such as 1s",
         ));
     }
-    let (check_results, check_all) = check_results(args.check_results.as_deref())?;
+    let asked = match (&args.check_results, args.check_only) {
+        (None, true) => Some("all"),
+        (given, _) => given.as_deref(),
+    };
+    let (check_results, check_all) = check_results(asked)?;
     Ok(ClientOptions {
         rate,
         ignore_errors: args.ignore_errors.clone(),
@@ -157,6 +165,7 @@ pub(crate) fn client_options(
         check_all,
         check_order: args.check_order,
         continue_after_differences: args.continue_after_differences,
+        check_only: args.check_only,
         class_timing: args.class_timing,
         connections: args.connections,
         cpus: None,

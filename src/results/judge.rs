@@ -53,6 +53,10 @@ pub(crate) fn judge(record: &RunRecord, options: &AnalysisOptions, stage: Stage)
         rate_not_kept: super::rate::not_kept(rounds),
         noise: Some(NoiseBudget::of(rounds)),
     };
+    if record.plan.client.check_only && record.result_check.is_some() {
+        // A check without rounds is judged on its answers (and class timing) alone.
+        judgement.verdict = Some(Verdict::Go);
+    }
     weigh_answers(record, options, &mut judgement, &mut warnings);
     weigh_class_timing(record, options, &mut judgement, &mut warnings);
     judgement.analysis_warnings = warnings;

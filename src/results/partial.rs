@@ -80,6 +80,7 @@ impl RunRecord {
         match (&self.stopped, self.looks.last(), &self.result_check) {
             (Some(_), Some(look), _) => look.rounds_per_side,
             (Some(_), None, Some(check)) if check.answers_differ() => 0,
+            (_, _, Some(_)) if self.plan.client.check_only => 0,
             _ => self.plan.schedule.rounds,
         }
     }

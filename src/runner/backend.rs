@@ -119,6 +119,9 @@ pub(crate) struct Servers<'a> {
     swap: &'a Swap<'a>,
     /// Set to stop: the round under way ends as interrupted, no other starts.
     stop: &'a AtomicBool,
+    /// What the rounds run when it is not the plan's workload: classes that failed on a
+    /// side left out ([`super::quarantine`]).
+    rounds_workload: Option<crate::workload::WorkloadSpec>,
 }
 
 impl<'a> Servers<'a> {
@@ -149,7 +152,13 @@ impl<'a> Servers<'a> {
             windows: segment.and_then(|s| super::segments::windows(plan, s).ok()),
             swap,
             stop,
+            rounds_workload: None,
         }
+    }
+
+    /// Makes the rounds run `workload` instead of the plan's.
+    pub(crate) fn run_rounds_of(&mut self, workload: crate::workload::WorkloadSpec) {
+        self.rounds_workload = Some(workload);
     }
 
     /// The index of the target that serves `side` now.
@@ -269,7 +278,7 @@ impl Backend for Servers<'_> {
             rate,
             window,
             connect: &target.client,
-            workload: &plan.workload,
+            workload: self.rounds_workload.as_ref().unwrap_or(&plan.workload),
             client: &plan.client,
             unique: Arc::clone(&self.unique),
             warmup: plan.schedule.warmup_of(rewarm),

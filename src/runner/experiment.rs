@@ -353,8 +353,36 @@ fn prepare_and_run(
         results.record.stopped = Some(reason);
         return Ok(());
     }
+    if plan.client.check_only {
+        crate::terminal::note(check_only_note(plan));
+        return Ok(());
+    }
+    if let Some(left) = super::quarantine::rounds_workload(plan, &results.record) {
+        let (workload, note) = left;
+        crate::terminal::warning(&note);
+        if !results.record.warnings.contains(&note) {
+            results.record.warnings.push(note);
+        }
+        if let Some(workload) = workload {
+            servers.run_rounds_of(workload);
+        }
+    }
     segments::check_not_late(plan)?;
     super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r), stop)
+}
+
+/// What a `--check-only` run did not do: the timed rounds, and the workload's writes.
+fn check_only_note(plan: &Plan) -> String {
+    let writes = plan.workload.file().map_or(0, |file| {
+        crate::workload::class_filter::numbered(file)
+            .into_iter()
+            .filter(|sql| crate::workload::custom::CustomWorkload::is_write(sql))
+            .count()
+    });
+    format!(
+        "--check-only: no timed round runs; {writes} write query class(es) of the workload \
+         were counted and skipped, not replayed"
+    )
 }
 
 /// Why the timed rounds do not start: the sides answered differently, and nobody asked

@@ -4,6 +4,7 @@
 pub(crate) mod arrivals;
 pub(crate) mod backend;
 mod class_timing;
+pub(crate) use class_timing::OVERRUN as CLASS_TIMING_OVERRUN;
 pub(crate) mod control;
 pub(crate) mod experiment;
 pub(crate) mod hooks;
@@ -12,6 +13,7 @@ pub(crate) mod looks;
 pub(crate) mod pool;
 mod prepare;
 pub(crate) mod progress;
+mod quarantine;
 pub(crate) mod round;
 pub(crate) mod round_loop;
 pub(crate) mod segments;

@@ -13,7 +13,8 @@ use crate::workload::schema;
 /// (then one after the other, so the second finds the first's tables).
 pub(super) fn prepare_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<()> {
     let prepare = |t: &Target| {
-        if t.server.is_none() && plan.workload.writes() && !plan.allow_foreign_tables {
+        let replays_writes = plan.workload.writes() && !plan.client.check_only;
+        if t.server.is_none() && replays_writes && !plan.allow_foreign_tables {
             schema::check_foreign_tables(&t.client, &plan.workload, plan.max_threads())
                 .with_context(|| {
                     format!("{}: checking the database before a write workload", t.side)

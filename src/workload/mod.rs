@@ -14,6 +14,7 @@
 //! `custom`.
 
 pub(crate) mod check_sample;
+pub(crate) mod class_filter;
 pub mod custom;
 pub(crate) mod event_log;
 pub(crate) mod oltp;

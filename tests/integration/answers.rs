@@ -434,3 +434,113 @@ fn every_kind_of_answer_trouble_is_found_for_what_it_is() {
         "{output}"
     );
 }
+
+const TWO_TRANSACTIONS: &str = r#"
+[params]
+id = { type = "id" }
+
+[[transaction]]
+name = "lookup"
+statements = ["SELECT c FROM sbtest1 WHERE id = {id}"]
+
+[[transaction]]
+name = "grouped"
+statements = ["SELECT k, c FROM sbtest1 WHERE id BETWEEN {id} AND {id} + 9 GROUP BY k"]
+"#;
+
+/// A class that fails on the variant only (a GROUP BY under ONLY_FULL_GROUP_BY) is an
+/// error difference, and with --continue-after-differences the timed rounds run without
+/// its transaction, saying so, instead of every variant round ending on its error.
+#[test]
+fn a_class_that_fails_on_one_side_is_left_out_of_the_timed_rounds() {
+    let _lock = server_lock();
+    let pair = Pair::start();
+    pair.on_variant("SET GLOBAL sql_mode = 'ONLY_FULL_GROUP_BY'");
+    let workload = pair.sandbox.write("two.toml", TWO_TRANSACTIONS);
+    let (code, results, output) = pair.run_workload(
+        workload.to_str().unwrap(),
+        &["--continue-after-differences"],
+    );
+    assert_eq!(code, Some(3), "NO-GO on the answers: {output}");
+    assert_valid_results(&results);
+    let grouped = results["result_check"]["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["class"] == GROUPED)
+        .unwrap_or_else(|| panic!("{results:#}"));
+    assert_eq!(grouped["failed_on"], "variant", "{grouped:#}");
+    let rounds = results["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 4, "every round ran: {output}");
+    for round in rounds {
+        assert_eq!(round["status"], "completed", "{round:#}");
+        let classes = round["classes"].to_string();
+        assert!(
+            !classes.contains("GROUP BY") && classes.contains("WHERE id ="),
+            "{classes}"
+        );
+    }
+    let warnings = results["warnings"].to_string();
+    assert!(
+        warnings.contains("left out of the timed rounds") && warnings.contains("grouped"),
+        "{warnings}"
+    );
+    assert!(output.contains("left out of the timed rounds"), "{output}");
+}
+
+const READS_AND_WRITES: &str = r#"
+writes = true
+
+[params]
+id = { type = "id" }
+
+[[transaction]]
+name = "lookup"
+statements = ["SELECT c FROM sbtest1 WHERE id = {id}"]
+
+[[transaction]]
+name = "divide"
+statements = ["SELECT k / 7 FROM sbtest1 WHERE id = {id}"]
+
+[[transaction]]
+name = "touch"
+weight = 5
+statements = ["UPDATE sbtest1 SET k = k + 1 WHERE id = {id}"]
+"#;
+
+/// `--check-only` on a log that writes, against external servers: no --allow-writes
+/// asked, no timed round, the writes skipped (the data of both sides unchanged), the
+/// verdict on the answers alone; `--exclude-class` leaves a read class unchecked.
+#[test]
+fn check_only_compares_the_answers_of_a_log_with_writes_and_writes_nothing() {
+    let _lock = server_lock();
+    let pair = Pair::start();
+    let workload = pair.sandbox.write("mixed.toml", READS_AND_WRITES);
+    let workload = workload.to_str().unwrap();
+    // The first run prepares the sbtest tables; the checksums are taken after it.
+    let (code, results, output) = pair.run_workload(workload, &["--check-only"]);
+    assert_eq!(code, Some(0), "GO on the answers: {output}");
+    assert_valid_results(&results);
+    assert_eq!(
+        results["rounds"].as_array().map_or(0, Vec::len),
+        0,
+        "{output}"
+    );
+    assert_eq!(results["verdict"], "GO", "{output}");
+    assert!(output.contains("1 write query class(es)"), "{output}");
+    let sums = || pair.servers.each_ref().map(super::parity::checksum);
+    let before = sums();
+    let (code, results, output) =
+        pair.run_workload(workload, &["--check-only", "--exclude-class", "k / 7"]);
+    assert_eq!(code, Some(0), "{output}");
+    assert_eq!(sums(), before, "nothing was written: {output}");
+    assert_eq!(
+        results["result_check"]["classes"], 1,
+        "{:#}",
+        results["result_check"]
+    );
+    // Without --check-only the same file is refused against external servers.
+    let (code, _, output) = pair.run_workload(workload, &[]);
+    assert_eq!(code, Some(2), "{output}");
+    assert!(output.contains("--allow-writes"), "{output}");
+}

@@ -370,7 +370,7 @@ fn the_floor_client_issues_the_same_statement_counts_per_event_as_sysbench() {
 }
 
 /// `CHECKSUM TABLE sbtest.sbtest1` of a server.
-fn checksum(server: &TestServer) -> u64 {
+pub(crate) fn checksum(server: &TestServer) -> u64 {
     let row: Option<(String, u64)> = server
         .admin()
         .unwrap()
