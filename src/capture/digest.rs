@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 
 use mysql::prelude::Queryable;
 
-use super::fingerprint::fingerprint;
 use super::mix::{self, Class, Keep, Mix, Shape};
 use super::template;
+use crate::db::fingerprint::fingerprint;
 use crate::exit::UsageError;
 
 /// One digest: its text, its executions and the sample statements found for it.

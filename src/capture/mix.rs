@@ -17,9 +17,9 @@
 use std::collections::BTreeMap;
 
 use super::columns::range_pairs;
-use super::fingerprint::fingerprint;
 use super::log::Logged;
 use super::template::{self, Literal};
+use crate::db::fingerprint::fingerprint;
 use crate::db::lexer;
 use crate::db::sql_text::{self, Action};
 

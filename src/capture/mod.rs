@@ -11,7 +11,6 @@ pub(crate) mod check_on;
 pub(crate) mod columns;
 pub(crate) mod digest;
 pub(crate) mod emit;
-pub(crate) mod fingerprint;
 pub(crate) mod load;
 pub(crate) mod log;
 pub(crate) mod mix;

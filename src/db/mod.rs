@@ -3,6 +3,7 @@
 //! to the Unix socket, and a TLS comparison would measure nothing.
 
 pub(crate) mod errors;
+pub(crate) mod fingerprint;
 pub(crate) mod lexer;
 pub(crate) mod nondeterministic;
 pub(crate) mod set_statement;

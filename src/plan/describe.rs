@@ -155,7 +155,7 @@ impl Plan {
             Some(budget) => format!(
                 " about {} of class timing (cut short past {}),",
                 humantime::format_duration(budget),
-                humantime::format_duration(budget * crate::runner::CLASS_TIMING_OVERRUN)
+                humantime::format_duration(budget * super::CLASS_TIMING_OVERRUN)
             ),
             None => String::new(),
         };

@@ -149,6 +149,9 @@ pub(crate) struct ClientOptions {
     pub(crate) class_timing: Option<std::time::Duration>,
 }
 
+/// How far past its budget the class timing may run before it is cut short.
+pub(crate) const CLASS_TIMING_OVERRUN: u32 = 3;
+
 impl ClientOptions {
     /// Which read statements `--check-results` compares.
     pub(crate) fn check_coverage(&self) -> crate::workload::check_sample::Coverage {

@@ -46,7 +46,7 @@ const DRAWN: u32 = 400;
 const SETTLE: Duration = Duration::from_secs(30);
 
 /// How far past its budget the timing may run before it is cut short.
-pub(crate) const OVERRUN: u32 = 3;
+const OVERRUN: u32 = crate::plan::CLASS_TIMING_OVERRUN;
 
 /// Times every read class of the plan's workload on both sides within `budget`.
 pub(crate) fn time_classes(

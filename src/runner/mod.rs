@@ -4,7 +4,6 @@
 pub(crate) mod arrivals;
 pub(crate) mod backend;
 mod class_timing;
-pub(crate) use class_timing::OVERRUN as CLASS_TIMING_OVERRUN;
 pub(crate) mod control;
 pub(crate) mod experiment;
 pub(crate) mod hooks;

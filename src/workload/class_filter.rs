@@ -117,14 +117,21 @@ fn matching(classes: &[&str], selector: &str) -> Vec<String> {
             .unwrap_or_default();
     }
     let wanted = squeezed(selector);
-    let print = crate::capture::fingerprint::fingerprint(selector);
+    // A fingerprint as pasted from a report, spaced as the report spaced it or not.
+    let unspaced = |text: &str| text.split_whitespace().collect::<String>();
+    let print = unspaced(&crate::db::fingerprint::fingerprint(selector));
     classes
         .iter()
-        .filter(|c| {
-            squeezed(c).contains(&wanted) || crate::capture::fingerprint::fingerprint(c) == print
-        })
+        .filter(|c| squeezed(c).contains(&wanted) || unspaced(&fingerprint(c)) == print)
         .map(|c| c.to_string())
         .collect()
+}
+
+/// The fingerprint of a class: its `{placeholders}` read as the literals they stand for.
+fn fingerprint(class: &str) -> String {
+    static PLACEHOLDER: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\{[^{}]*\}").expect("a valid pattern"));
+    crate::db::fingerprint::fingerprint(&PLACEHOLDER.replace_all(class, "0"))
 }
 
 /// Text in lower case with every run of white space one space.
