@@ -177,10 +177,16 @@ impl Plan {
     fn classes_line(&self) -> Option<String> {
         let file = self.workload.file()?;
         let classes = crate::workload::class_filter::numbered(file);
+        let how = if self.class_numbers.is_empty() {
+            "query class(es), numbered for --exclude-class/--only-class"
+        } else {
+            "of the file's query classes (--exclude-class/--only-class chose them), numbered as \
+             in the file"
+        };
         Some(format!(
-            "classes   {} query class(es), by number for --exclude-class/--only-class:\n{}",
+            "classes   {} {how}:\n{}",
             classes.len(),
-            crate::workload::class_filter::listing(&classes)
+            crate::workload::class_filter::numbered_listing(&classes, &self.class_numbers)
         ))
     }
 }

@@ -76,5 +76,6 @@ pub(crate) fn external(rounds: u32, levels: &[u32]) -> Plan {
         segment: None,
         command_line: String::new(),
         warnings: Vec::new(),
+        class_numbers: Vec::new(),
     }
 }

@@ -77,6 +77,10 @@ pub(crate) struct Plan {
     /// Problems worth a warning that do not stop the run.
     #[serde(skip)]
     pub(crate) warnings: Vec<String>,
+    /// The workload file's number of each query class the plan runs, when
+    /// `--exclude-class`/`--only-class` chose them (empty: all, numbered from 1).
+    #[serde(skip)]
+    pub(crate) class_numbers: Vec<u32>,
 }
 
 /// A run that may stop at a look (`--max-time` with `--until`).

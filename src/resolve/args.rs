@@ -19,15 +19,20 @@ use crate::stats::sequential::{Design, Until};
 
 /// The workload of the flags, with the workload file read and the settings sysbench
 /// itself would reject refused.
-pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec> {
+/// With it, the file's numbers of the query classes `--exclude-class`/`--only-class`
+/// kept (empty when they were not given).
+pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<(WorkloadSpec, Vec<u32>)> {
     let name: WorkloadName = args.workload;
-    let kind = match &args.workload_file {
-        Some(path) => Workload::File(crate::workload::class_filter::choose(
-            CustomWorkload::load(path)?,
-            &args.exclude_class,
-            &args.only_class,
-        )?),
-        None => Workload::Sysbench(name),
+    let (kind, numbers) = match &args.workload_file {
+        Some(path) => {
+            let (file, numbers) = crate::workload::class_filter::choose(
+                CustomWorkload::load(path)?,
+                &args.exclude_class,
+                &args.only_class,
+            )?;
+            (Workload::File(file), numbers)
+        }
+        None => (Workload::Sysbench(name), Vec::new()),
     };
     let spec = WorkloadSpec {
         kind,
@@ -68,7 +73,7 @@ pub(crate) fn workload_spec(args: &WorkloadArgs) -> anyhow::Result<WorkloadSpec>
         },
     };
     spec.validate()?;
-    Ok(spec)
+    Ok((spec, numbers))
 }
 
 /// `base` with every analysis flag that `args` gives in place of the setting it names:
@@ -373,7 +378,7 @@ mod tests {
     #[test]
     fn the_flags_defaults_are_sysbench_s() {
         for name in ["oltp_read_write", "oltp_point_select", "bulk_insert"] {
-            let spec = workload_spec(&flags(&["--workload", name]).workload).unwrap();
+            let (spec, _) = workload_spec(&flags(&["--workload", name]).workload).unwrap();
             let Workload::Sysbench(script) = spec.kind else {
                 panic!("{name} is a built-in workload")
             };
@@ -384,6 +389,7 @@ mod tests {
                 &flags(&["--workload", "oltp_point_select", "--point-selects", "5"]).workload
             )
             .unwrap()
+            .0
             .sysbench
             .point_selects,
             1,

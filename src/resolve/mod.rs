@@ -40,7 +40,7 @@ fn blocking_of(order: RoundOrder) -> Blocking {
 /// Resolves the command line and both profiles into a plan, or a usage error.
 pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> {
     let seed = cli.schedule.seed.unwrap_or_else(crate::secret::random_u64);
-    let workload = args::workload_spec(&cli.workload)?;
+    let (workload, class_numbers) = args::workload_spec(&cli.workload)?;
     let levels = captured::levels(&cli.workload.threads, &workload)?;
     let mut warnings = Vec::new();
     let baseline = resolve_side(
@@ -82,6 +82,7 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         segment: split::segment(&cli.segment)?,
         command_line,
         warnings,
+        class_numbers,
     };
     plan.validate()?;
     split::check(&plan, cli.schedule.seed.is_some())?;

@@ -30,13 +30,15 @@ pub(crate) fn numbered(workload: &CustomWorkload) -> Vec<&str> {
 /// `workload` with only the classes `only` selects (all when empty) and without those
 /// `exclude` selects; a selector that matches no class, or a choice that leaves nothing
 /// to run, is refused with the classes to choose from.
+/// With the workload, the file's number of each class it keeps (empty when nothing
+/// was chosen: then the numbers count from 1).
 pub(crate) fn choose(
     workload: CustomWorkload,
     exclude: &[String],
     only: &[String],
-) -> anyhow::Result<CustomWorkload> {
+) -> anyhow::Result<(CustomWorkload, Vec<u32>)> {
     if exclude.is_empty() && only.is_empty() {
-        return Ok(workload);
+        return Ok((workload, Vec::new()));
     }
     let classes = numbered(&workload);
     let chosen = |flag: &str, selectors: &[String]| -> anyhow::Result<BTreeSet<String>> {
@@ -61,13 +63,19 @@ pub(crate) fn choose(
         .filter(|c| excluded.contains(**c) || (!only.is_empty() && !kept.contains(**c)))
         .map(|c| c.to_string())
         .collect();
-    without(&workload, &left_out).ok_or_else(|| {
+    let left = without(&workload, &left_out).ok_or_else(|| {
         UsageError::err(format!(
             "--exclude-class/--only-class leave no transaction to run: every transaction of \
              the workload file has a class left out. The classes:\n{}",
             listing(&classes)
         ))
-    })
+    })?;
+    let numbers = numbered(&left)
+        .iter()
+        .filter_map(|kept| classes.iter().position(|c| c == kept))
+        .map(|at| at as u32 + 1)
+        .collect();
+    Ok((left, numbers))
 }
 
 /// `workload` without the transactions that run any of `classes`, its parameters and
@@ -144,10 +152,18 @@ fn squeezed(text: &str) -> String {
 
 /// The classes numbered, one a line, as the dry run lists them.
 pub(crate) fn listing(classes: &[&str]) -> String {
+    numbered_listing(classes, &[])
+}
+
+/// The classes one a line, each with its number in the file (`numbers`, or from 1).
+pub(crate) fn numbered_listing(classes: &[&str], numbers: &[u32]) -> String {
     classes
         .iter()
         .enumerate()
-        .map(|(i, sql)| format!("  {:>3}  {sql}", i + 1))
+        .map(|(i, sql)| {
+            let n = numbers.get(i).copied().unwrap_or(i as u32 + 1);
+            format!("  {n:>3}  {sql}")
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -181,16 +197,17 @@ statements = ["UPDATE sbtest1 SET k = k + 1 WHERE id = {id}"]
     #[test]
     fn a_class_is_chosen_by_number_fingerprint_or_text() {
         let w = load(FILE).unwrap();
-        let by_number = choose(w.clone(), &["2".into()], &[]).unwrap();
+        let (by_number, numbers) = choose(w.clone(), &["2".into()], &[]).unwrap();
+        assert_eq!(numbers, [1, 4], "the file's numbers of the classes kept");
         assert_eq!(names(&by_number), ["lookup", "touch"]);
-        let by_print = choose(
+        let (by_print, _) = choose(
             w.clone(),
             &["select count(*) from sbtest? where k=?".into()],
             &[],
         )
         .unwrap();
         assert_eq!(names(&by_print), ["lookup", "touch"]);
-        let by_text = choose(w.clone(), &[], &["select  c from".into()]).unwrap();
+        let (by_text, _) = choose(w.clone(), &[], &["select  c from".into()]).unwrap();
         assert_eq!(names(&by_text), ["lookup"]);
         assert!(!by_text.writes || !w.writes);
     }
