@@ -26,6 +26,7 @@
 mod answer;
 mod outcome;
 mod rows;
+mod ties;
 
 use std::collections::BTreeMap;
 

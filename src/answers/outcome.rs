@@ -15,6 +15,7 @@
 
 use super::answer::{Agreement, Answer, row_text};
 use super::rows::{FirstDifference, first_difference, shown, where_they_differ};
+use super::ties;
 use crate::db::nondeterministic::{self, Limit, Nondeterminism};
 use crate::workload::check_sample::ReadSample;
 
@@ -96,11 +97,36 @@ pub(crate) fn judge(sample: &ReadSample, marked: Option<&str>, triple: &Triple) 
         &triple.variant
     };
     let rerun = first.agreement(&triple.again);
-    match rerun {
+    let outcome = match rerun {
         Agreement::Same | Agreement::BothFailed(_) if !excluded => whole(triple, true),
         Agreement::OrderOnly if !excluded => whole(triple, false),
         _ => partial(triple, first, code.as_ref(), limit_cuts),
+    };
+    match outcome.kind {
+        Kind::Different => tied(sample, triple, &answers).unwrap_or(outcome),
+        _ => outcome,
     }
+}
+
+/// A difference that is only another choice among rows tied under the `ORDER BY` where
+/// the `LIMIT` cuts, as a partial answer.
+fn tied(sample: &ReadSample, triple: &Triple, answers: &[&Answer; 3]) -> Option<Outcome> {
+    let (keys, limit) = nondeterministic::ordered_limit(&sample.sql)?;
+    let cut = cuts(limit, sample, answers);
+    let tie = ties::tie_at_cut(&triple.baseline, &triple.variant, &keys, cut)?;
+    Some(partial_outcome(
+        &[format!(
+            "the LIMIT cuts through rows tied under the ORDER BY ({tie}): which of them \
+             come back is the plan's choice"
+        )],
+        &[format!("the rows tied at {tie}")],
+        &[
+            "the columns and their types".into(),
+            "the row count".into(),
+            "every row's sort keys".into(),
+            "every other row".into(),
+        ],
+    ))
 }
 
 /// Whether a `LIMIT` without `ORDER BY` cut an answer: some side returned as many rows
@@ -396,6 +422,32 @@ mod tests {
             outcome.rows,
             Some([Some("2, b".to_string()), Some("2, x".to_string())])
         );
+    }
+
+    #[test]
+    fn another_choice_among_rows_tied_at_the_limit_is_compared_in_part() {
+        let sql = sample("SELECT c1, c2, c3 FROM t ORDER BY c3 DESC LIMIT 2");
+        let tie = triple(
+            table(&[&["1", "a", "30"], &["3", "c", "12"]]),
+            table(&[&["1", "a", "30"], &["7", "g", "12"]]),
+            table(&[&["1", "a", "30"], &["3", "c", "12"]]),
+        );
+        let outcome = judge(&sql, None, &tie);
+        assert_eq!(outcome.kind, Kind::Partial, "{outcome:?}");
+        let reason = outcome.reason.unwrap();
+        assert!(
+            reason.contains("the LIMIT cuts through rows tied under the ORDER BY (c3 = 12)")
+                && reason.contains("every other row"),
+            "{reason}"
+        );
+        let changed = triple(
+            table(&[&["1", "a", "30"], &["3", "c", "12"]]),
+            table(&[&["1", "x", "30"], &["7", "g", "12"]]),
+            table(&[&["1", "a", "30"], &["3", "c", "12"]]),
+        );
+        assert_eq!(judge(&sql, None, &changed).kind, Kind::Different);
+        let uncut = sample("SELECT c1, c2, c3 FROM t ORDER BY c3 DESC LIMIT 5");
+        assert_eq!(judge(&uncut, None, &tie).kind, Kind::Different);
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! A time function outside the select list (`WHERE created > NOW() - INTERVAL 1 DAY`)
 //! leaves the rows to the check's own test: the same statement run again on the first
 //! side, just after the other side, agrees with its first answer when the moment did
-//! not matter. The reading uses the project's lexer, so a name in a string, a quoted
+//! not matter. It also reads the outer `ORDER BY` keys of a statement with a `LIMIT`,
+//! for the rows tied where the `LIMIT` cuts (`crate::answers::ties` compares them).
+//! The reading uses the project's lexer, so a name in a string, a quoted
 //! name or a comment is not taken for a function.
 
 use super::lexer::{self, Reading};
@@ -334,6 +336,61 @@ fn limit_without_order(tokens: &[String]) -> Option<Limit> {
     None
 }
 
+/// A key of an outer `ORDER BY`: an output column by position (from 0) or a name (a
+/// column or an alias, its table qualifier dropped), or an expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum OrderKey {
+    Position(usize),
+    Name(String),
+    Expression,
+}
+
+/// The outer query's `ORDER BY` keys and its `LIMIT`'s count, when it has both: the
+/// rows tied on the keys at the cut are any of the tied rows, as the plan meets them.
+pub(crate) fn ordered_limit(sql: &str) -> Option<(Vec<OrderKey>, Limit)> {
+    let statements = lexer::statements(sql, Reading::BackslashEscapes).ok()?;
+    let tokens = &statements.first()?.tokens;
+    let depths = depths(tokens);
+    let outer = |i: usize| depths[i] == 0;
+    let by = (0..tokens.len().saturating_sub(1))
+        .find(|&i| outer(i) && tokens[i] == "order" && tokens[i + 1] == "by")?
+        + 2;
+    let limit = (by..tokens.len()).find(|&i| outer(i) && tokens[i] == "limit")?;
+    let mut keys = Vec::new();
+    let mut start = by;
+    for i in by..=limit {
+        if i == limit || (outer(i) && tokens[i] == ",") {
+            keys.push(order_key(&tokens[start..i]));
+            start = i + 1;
+        }
+    }
+    Some((keys, limit_count(tokens, limit + 1)))
+}
+
+/// One `ORDER BY` key from its tokens (`sold desc`, `p . price`, `2`); a quoted name,
+/// which the lexer keeps as one mark, is an expression here.
+fn order_key(tokens: &[String]) -> OrderKey {
+    let mut words: Vec<&str> = tokens.iter().map(String::as_str).collect();
+    if matches!(words.last(), Some(&"asc" | &"desc")) {
+        words.pop();
+    }
+    let name = |w: &str| {
+        !w.is_empty()
+            && w.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    };
+    match words.as_slice() {
+        [n] if n.chars().all(|c| c.is_ascii_digit()) => n
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .map_or(OrderKey::Expression, OrderKey::Position),
+        [n] if name(n) => OrderKey::Name(n.to_string()),
+        [t, ".", n] if name(t) && name(n) => OrderKey::Name(n.to_string()),
+        _ => OrderKey::Expression,
+    }
+}
+
 /// The row count of the `LIMIT` whose arguments start at `from`: `n`, `offset, n`,
 /// `n OFFSET offset`.
 fn limit_count(tokens: &[String], from: usize) -> Limit {
@@ -351,6 +408,35 @@ mod tests {
 
     fn of(sql: &str) -> Nondeterminism {
         classify(sql).unwrap_or_else(|| panic!("{sql} should be non-deterministic"))
+    }
+
+    #[test]
+    fn the_outer_order_by_keys_and_limit_are_read() {
+        let (keys, limit) = ordered_limit(
+            "SELECT p.id, SUM(o.qty) AS sold FROM o JOIN p ON p.id = o.p \
+             GROUP BY p.id ORDER BY sold DESC, p.id, 1, LENGTH(c) LIMIT 5",
+        )
+        .unwrap();
+        assert_eq!(
+            keys,
+            [
+                OrderKey::Name("sold".into()),
+                OrderKey::Name("id".into()),
+                OrderKey::Position(0),
+                OrderKey::Expression
+            ]
+        );
+        assert_eq!(limit, Limit::Count(5));
+        assert_eq!(ordered_limit("SELECT c FROM t ORDER BY c"), None);
+        assert_eq!(
+            ordered_limit("SELECT c FROM (SELECT c FROM t ORDER BY c LIMIT 3) x"),
+            None,
+            "the subquery's ORDER BY is not the answer's"
+        );
+        assert_eq!(
+            ordered_limit("SELECT c FROM t ORDER BY c ASC LIMIT ?").unwrap(),
+            (vec![OrderKey::Name("c".into())], Limit::Param(0))
+        );
     }
 
     #[test]

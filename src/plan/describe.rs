@@ -21,7 +21,7 @@ impl Plan {
             Some(self.client_line()),
             self.placement_line(),
             self.segment_line(),
-            Some(self.order_line()),
+            (!self.client.check_only).then(|| self.order_line()),
             Some(format!("analysis  {}", self.analysis.describe())),
             self.looks_line(),
             Some(self.estimate_line()),
@@ -45,6 +45,11 @@ impl Plan {
 
     fn schedule_line(&self) -> String {
         let s = &self.schedule;
+        if self.client.check_only {
+            return "schedule  no timed round (--check-only): the answers are compared, the \
+                    writes counted and skipped"
+                .to_string();
+        }
         format!(
             "schedule  threads {:?}, {} rounds per side, {} order, warm-up {}, round {}, pause {}",
             s.levels,

@@ -64,8 +64,9 @@ pub(crate) fn time_classes(
         !samples.is_empty(),
         "--class-timing: the workload has no read statement to time"
     );
-    let started = Instant::now();
+    // The budget is the timing's: the flush before it has a limit of its own.
     settle(servers);
+    let started = Instant::now();
     let classes = by_class(samples);
     crate::terminal::note(format_args!(
         "timing {} query classes on both sides: {BLOCKS} blocks on fresh connections, \
@@ -119,7 +120,7 @@ fn cut_reason(started: Instant, budget: Duration, stop: &AtomicBool) -> Option<S
     }
     (started.elapsed() > budget * OVERRUN).then(|| {
         format!(
-            "over its budget: {} past {} (--class-timing-budget gives it more)",
+            "over its budget: {} past {} (a larger --class-timing BUDGET gives it more)",
             humantime::format_duration(Duration::from_secs(started.elapsed().as_secs())),
             humantime::format_duration(budget)
         )
@@ -260,28 +261,48 @@ fn time_block(
     }))
 }
 
-/// A class's statement on one connection: prepared, or sent as text with `--ps-mode
-/// disable` or when the server cannot prepare it (as the answers check and an
-/// application would).
-struct Prepared(Option<Statement>);
+/// A class's statements on one connection: prepared, or sent as text with `--ps-mode
+/// disable` or when the server cannot prepare one (as the answers check and an
+/// application would). One class can have several texts (an `IN` list of each captured
+/// length): each is prepared once, the first time it runs, before its clock starts.
+struct Prepared {
+    text: bool,
+    statements: Vec<(String, Option<Statement>)>,
+}
 
 impl Prepared {
     fn new(conn: &mut Conn, sample: &ReadSample, text: bool) -> Prepared {
-        Prepared(
-            (!text)
-                .then(|| conn.prep(sample.sql.as_str()).ok())
-                .flatten(),
-        )
+        let mut prepared = Prepared {
+            text,
+            statements: Vec::new(),
+        };
+        prepared.statement(conn, sample);
+        prepared
+    }
+
+    /// The prepared statement for `sample`'s text, prepared now if it is new; `None`
+    /// in the text protocol.
+    fn statement(&mut self, conn: &mut Conn, sample: &ReadSample) -> Option<Statement> {
+        if self.text {
+            return None;
+        }
+        if let Some((_, statement)) = self.statements.iter().find(|(sql, _)| *sql == sample.sql) {
+            return statement.clone();
+        }
+        let statement = conn.prep(sample.sql.as_str()).ok();
+        self.statements
+            .push((sample.sql.clone(), statement.clone()));
+        statement
     }
 
     /// Runs `sample` and reads every row; how long that took, or the error. Its
-    /// parameters (or its text) are made before the clock starts.
+    /// statement, its parameters (or its text) are made before the clock starts.
     fn run(&mut self, conn: &mut Conn, sample: &ReadSample) -> Result<Duration, String> {
-        let (started, read) = match &self.0 {
+        let (started, read) = match self.statement(conn, sample) {
             Some(statement) => {
                 let params = Params::from(sample.params.clone());
                 let started = Instant::now();
-                (started, conn.exec_drop(statement, params))
+                (started, conn.exec_drop(&statement, params))
             }
             None => {
                 let text = inline(&split_at_placeholders(&sample.sql), &sample.params);
@@ -295,7 +316,7 @@ impl Prepared {
     }
 
     fn close(self, conn: &mut Conn) {
-        if let Some(statement) = self.0 {
+        for statement in self.statements.into_iter().filter_map(|(_, s)| s) {
             let _ = conn.close(statement);
         }
     }

@@ -288,6 +288,20 @@ fn dry_run(sandbox: &Sandbox, extra: &[&str]) -> String {
     )
 }
 
+/// The error a `--dry-run` of the stock and audit profiles with `extra` flags is
+/// refused with (exit 2).
+fn refuse_dry_run(sandbox: &Sandbox, extra: &[&str]) -> String {
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb-audit.toml",
+        "--dry-run",
+    ];
+    args.extend(extra);
+    refuse(sandbox, &args)
+}
+
 /// The plan `--dry-run` prints for two profiles and `extra` flags; the run must pass.
 fn dry_run_of(sandbox: &Sandbox, baseline: &str, variant: &str, extra: &[&str]) -> String {
     let mut args = vec!["--baseline", baseline, "--variant", variant, "--dry-run"];
@@ -567,15 +581,7 @@ fn a_time_budget_sets_the_rounds_and_the_looks() {
             "is not a stopping rule",
         ),
     ] {
-        let mut args = vec![
-            "--baseline",
-            "profiles/mariadb.toml",
-            "--variant",
-            "profiles/mariadb-audit.toml",
-            "--dry-run",
-        ];
-        args.extend(flags);
-        let stderr = refuse(&sandbox, &args);
+        let stderr = refuse_dry_run(&sandbox, flags);
         assert!(stderr.contains(needle), "{flags:?}: {stderr}");
     }
 }
@@ -1229,4 +1235,45 @@ fn a_class_timing_that_could_time_nothing_is_refused() {
         ) && stdout.contains("a timed query class at most 3× slower"),
         "{stdout}"
     );
+}
+
+/// The dry run numbers the classes as the file does, also after a choice, refuses a
+/// selector that matches nothing with the list, and says a check-only run has no rounds.
+#[test]
+fn the_dry_run_numbers_the_chosen_classes_and_says_check_only_has_no_rounds() {
+    let sandbox = Sandbox::new();
+    let file = ["--workload-file", "workloads/captured-sysbench.toml"];
+    let all = dry_run(&sandbox, &file);
+    assert!(
+        all.contains("numbered for --exclude-class/--only-class"),
+        "{all}"
+    );
+    assert!(
+        all.contains("   21  SELECT COUNT(*) FROM sbtest{t4_0} WHERE c LIKE"),
+        "{all}"
+    );
+    let chosen = dry_run(
+        &sandbox,
+        &[&file[..], &["--check-only", "--exclude-class", "21"]].concat(),
+    );
+    assert!(
+        chosen.contains("(--exclude-class/--only-class chose them)"),
+        "{chosen}"
+    );
+    assert!(!chosen.contains("c LIKE"), "class 21 is left out: {chosen}");
+    assert!(
+        chosen.contains("   22  SELECT id FROM sbtest{t5_0}"),
+        "{chosen}"
+    );
+    assert!(
+        chosen.contains("schedule  no timed round (--check-only)"),
+        "{chosen}"
+    );
+    assert!(!chosen.contains("order     "), "{chosen}");
+    let stderr = refuse_dry_run(
+        &sandbox,
+        &[&file[..], &["--only-class", "nothing"]].concat(),
+    );
+    assert!(stderr.contains("matches no query class"), "{stderr}");
+    assert!(stderr.contains("   21  SELECT COUNT(*)"), "{stderr}");
 }

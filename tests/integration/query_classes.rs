@@ -243,3 +243,37 @@ fn the_class_that_lost_its_index_is_no_go_when_timed_on_idle_servers() {
         "nothing is ten thousand times slower: {text}"
     );
 }
+
+/// A class whose `IN` list has several captured lengths is one class with several
+/// statement texts: the class timing prepares each text it runs (a statement prepared
+/// for one length is refused the parameters of another) and times the class.
+#[test]
+fn a_class_with_lists_of_several_lengths_is_timed_in_prepared_statements() {
+    let sandbox = Sandbox::new();
+    let finished = without_index(
+        &sandbox,
+        r#"
+[params]
+ids = { type = "list", lengths = [2, 3, 5], values = [1, 2, 3, 5, 8, 13, 21, 34] }
+
+[[transaction]]
+name = "by ids"
+statements = ["SELECT c FROM sbtest1 WHERE id IN ({ids})"]
+"#,
+        &["--rounds", "2", "--class-timing", "10s"],
+    );
+    let timed = finished.results["timed_classes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("timed classes: {}", finished.output));
+    assert_eq!(timed.len(), 1, "{timed:#?}");
+    let class = &timed[0];
+    assert!(
+        class.get("left_out").is_none(),
+        "{class:#}\n{}",
+        finished.output
+    );
+    assert!(
+        class["ratio"].as_f64().is_some_and(f64::is_finite),
+        "{class:#}"
+    );
+}
