@@ -1159,15 +1159,7 @@ fn range_and_count_flags_are_bounded_before_they_allocate() {
         (&["--rounds", "4294967295"], "--rounds 4294967295 is more"),
     ];
     for (flags, message) in cases {
-        let mut args = vec![
-            "--baseline",
-            "profiles/mariadb.toml",
-            "--variant",
-            "profiles/mariadb-audit.toml",
-            "--dry-run",
-        ];
-        args.extend(flags);
-        let stderr = refuse(&sandbox, &args);
+        let stderr = refuse_dry_run(&sandbox, flags);
         assert!(stderr.contains(message), "{flags:?}: {stderr}");
     }
 }
