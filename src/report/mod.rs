@@ -244,6 +244,15 @@ impl<'a> ReportView<'a> {
             // Different answers decide before any speed does: they come first.
             parts.insert(0, check.headline());
         }
+        if verdict == Verdict::NoGo
+            && let Some(run) = self.run
+            && !(run.judgement.analysis.as_ref()).is_some_and(|a| a.allow_result_diff)
+            && let Some(refused) =
+                crate::results::prepare_check::headline(&run.record.refused_unanswered())
+        {
+            // A statement one side cannot run decides before any speed does.
+            parts.insert(0, refused);
+        }
         if let Some(classes) = self
             .run
             .and_then(|r| class_timing::headline(&r.judgement.timed_classes, verdict))

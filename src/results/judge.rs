@@ -3,7 +3,8 @@
 //! error rate and the server's figures only where there is something to compare), the
 //! comparisons and their verdicts (the rules are `analysis` and `stats::verdict`), the
 //! overall verdict, then what the answers check says of it (answers that differ are
-//! NO-GO unless `--allow-result-diff`; a check that compared nothing cannot be GO), and
+//! NO-GO unless `--allow-result-diff`; a check that compared nothing cannot be GO) and
+//! the prepare check (a class one side refuses to prepare is NO-GO the same way), and
 //! last, for a run that did not finish its plan, no verdict at all (`partial`). Nothing
 //! else sets a verdict, so the exit code, every report and the saved file always agree.
 
@@ -58,6 +59,7 @@ pub(crate) fn judge(record: &RunRecord, options: &AnalysisOptions, stage: Stage)
         judgement.verdict = Some(Verdict::Go);
     }
     weigh_answers(record, options, &mut judgement, &mut warnings);
+    weigh_prepared(record, options, &mut judgement, &mut warnings);
     weigh_class_timing(record, options, &mut judgement, &mut warnings);
     judgement.analysis_warnings = warnings;
     match stage {
@@ -128,6 +130,33 @@ fn weigh_answers(
     }
     if let Some(reason) = check.nothing_compared() {
         leave_unchecked(judgement, warnings, reason);
+    }
+}
+
+/// What the prepare check does to the verdict: a class one side refused to prepare is a
+/// difference between what the sides run, NO-GO unless `--allow-result-diff`, as a
+/// class that failed in the answers check is (one the answers check already reported
+/// is not counted twice).
+fn weigh_prepared(
+    record: &RunRecord,
+    options: &AnalysisOptions,
+    judgement: &mut Judgement,
+    warnings: &mut Vec<String>,
+) {
+    for one_sided in record.refused_unanswered() {
+        if options.allow_result_diff {
+            warnings.push(format!(
+                "{} (allowed by --allow-result-diff)",
+                one_sided.sentence()
+            ));
+        } else {
+            judgement.verdict = Some(Verdict::NoGo);
+            warnings.push(format!(
+                "NO-GO: {}; the sides do not run the same statements (--allow-result-diff \
+                 judges speed anyway)",
+                one_sided.sentence()
+            ));
+        }
     }
 }
 

@@ -25,6 +25,7 @@ mod judgement;
 pub(crate) mod merge;
 pub(crate) mod noise;
 mod partial;
+pub(crate) mod prepare_check;
 mod rate;
 mod record;
 mod round;

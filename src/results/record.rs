@@ -80,6 +80,9 @@ pub(crate) struct RunRecord {
     /// The answers compared before the rounds (`--check-results`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) result_check: Option<ResultCheck>,
+    /// Every statement of a workload file prepared on both sides before the rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) prepare_check: Option<super::prepare_check::PrepareCheck>,
     /// Each read query class timed on both sides on idle servers (`--class-timing`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) class_timing: Option<super::class_timing::ClassTiming>,

@@ -73,6 +73,7 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
             segments: Vec::new(),
             instance_switches_s: Vec::new(),
             result_check: None,
+            prepare_check: None,
             class_timing: None,
         },
         judgement: Judgement::default(),
@@ -336,6 +337,10 @@ fn prepare_and_run(
     let mut servers = Servers::new(plan, targets, swap, stop);
     for side in Side::BOTH.into_iter().filter(|_| leads) {
         servers.hooks(side, HookPoint::Setup)?;
+    }
+    if leads && results.record.prepare_check.is_none() {
+        results.record.prepare_check = super::prepare_check::check(&servers)?;
+        save(plan, results)?;
     }
     if leads && plan.client.check_results > 0 && results.record.result_check.is_none() {
         results.record.result_check = Some(check_results(plan, &mut servers)?);

@@ -11,6 +11,7 @@ pub(crate) mod interrupt;
 pub(crate) mod looks;
 pub(crate) mod pool;
 mod prepare;
+mod prepare_check;
 pub(crate) mod progress;
 mod quarantine;
 pub(crate) mod round;

@@ -1,6 +1,6 @@
 //! A query class that failed on one side (a stricter `sql_mode`, a removed function) is
-//! reported by the answers check as an error difference and by the class timing as left
-//! out; the timed rounds then leave it out too, with its transactions, instead of every
+//! found by the prepare check, reported by the answers check as an error difference and
+//! by the class timing as left out; the timed rounds then leave it out too, with its transactions, instead of every
 //! round ending on the same error. What was left out is said once, in the terminal and
 //! in the run's warnings, and derived again from the saved check on `--resume`, so a
 //! resumed run times the same mix.
@@ -55,9 +55,14 @@ pub(super) fn rounds_workload(
     Some((Some(spec), note))
 }
 
-/// The classes the answers check saw fail on exactly one side, and those the class
-/// timing left out because a side failed.
+/// The classes the prepare check or the answers check saw fail on exactly one side,
+/// and those the class timing left out because a side failed.
 fn failed_classes(record: &RunRecord) -> BTreeSet<String> {
+    let prepared = record
+        .prepare_check
+        .iter()
+        .flat_map(|c| &c.one_sided)
+        .map(|o| o.class.clone());
     let answers = record
         .result_check
         .iter()
@@ -70,5 +75,5 @@ fn failed_classes(record: &RunRecord) -> BTreeSet<String> {
         .flat_map(|t| &t.classes)
         .filter(|c| c.left_out.is_some())
         .map(|c| c.class.clone());
-    answers.chain(timing).collect()
+    prepared.chain(answers).chain(timing).collect()
 }

@@ -70,11 +70,17 @@ impl Pair {
         self.run_workload(&self.workload, extra)
     }
 
+    /// A short run of `workload` with its answers checked on 60 statements.
     fn run_workload(
         &self,
         workload: &str,
         extra: &[&str],
     ) -> (Option<i32>, serde_json::Value, String) {
+        self.replay(workload, &[&["--check-results", "60"], extra].concat())
+    }
+
+    /// A short run of `workload`, two rounds a side, with `extra`.
+    fn replay(&self, workload: &str, extra: &[&str]) -> (Option<i32>, serde_json::Value, String) {
         let mut args = vec![
             "--baseline",
             &self.profiles[0],
@@ -96,8 +102,6 @@ impl Pair {
             "1s",
             "--warmup",
             "0s",
-            "--check-results",
-            "60",
         ];
         args.extend(extra);
         let finished = self.sandbox.run_json(&args);
@@ -470,6 +474,10 @@ fn a_class_that_fails_on_one_side_is_left_out_of_the_timed_rounds() {
         .find(|d| d["class"] == GROUPED)
         .unwrap_or_else(|| panic!("{results:#}"));
     assert_eq!(grouped["failed_on"], "variant", "{grouped:#}");
+    // The prepare check found it too; the judge counts the difference once.
+    assert_eq!(results["prepare_check"]["one_sided"][0]["class"], GROUPED);
+    let judged = results["analysis_warnings"].to_string();
+    assert!(!judged.contains("cannot be prepared"), "{judged}");
     let rounds = results["rounds"].as_array().unwrap();
     assert_eq!(rounds.len(), 4, "every round ran: {output}");
     for round in rounds {
@@ -486,6 +494,57 @@ fn a_class_that_fails_on_one_side_is_left_out_of_the_timed_rounds() {
         "{warnings}"
     );
     assert!(output.contains("left out of the timed rounds"), "{output}");
+}
+
+/// Without an answers check, the same class is found by preparing every statement on
+/// both sides before the rounds: the variant's refusal is a NO-GO of its own, saved in
+/// the results, and the rounds run without its transaction.
+#[test]
+fn a_class_one_side_refuses_to_prepare_is_found_without_an_answers_check() {
+    let _lock = server_lock();
+    let pair = Pair::start();
+    pair.on_variant("SET GLOBAL sql_mode = 'ONLY_FULL_GROUP_BY'");
+    let workload = pair.sandbox.write("two.toml", TWO_TRANSACTIONS);
+    let (code, results, output) = pair.replay(workload.to_str().unwrap(), &[]);
+    assert_eq!(code, Some(3), "NO-GO on the refused class: {output}");
+    assert_valid_results(&results);
+    assert!(results.get("result_check").is_none(), "{results:#}");
+    let check = &results["prepare_check"];
+    assert_eq!(check["statements"], 2, "{check:#}");
+    let refused = &check["one_sided"][0];
+    assert_eq!(refused["class"], GROUPED, "{check:#}");
+    assert_eq!(refused["failed_on"], "variant", "{check:#}");
+    assert!(
+        refused["error"].as_str().unwrap().contains("1055"),
+        "{check:#}"
+    );
+    let rounds = results["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 4, "every round ran: {output}");
+    for round in rounds {
+        assert_eq!(round["status"], "completed", "{round:#}");
+        assert!(
+            !round["classes"].to_string().contains("GROUP BY"),
+            "{round:#}"
+        );
+    }
+    let said = results["analysis_warnings"].to_string();
+    assert!(
+        said.contains("NO-GO: query class") && said.contains("cannot be prepared on the variant"),
+        "{said}"
+    );
+    assert!(output.contains("left out of the timed rounds"), "{output}");
+    assert!(
+        output.contains("cannot be prepared on the variant"),
+        "{output}"
+    );
+
+    let (code, results, output) = pair.replay(workload.to_str().unwrap(), &["--allow-result-diff"]);
+    assert_ne!(code, Some(2), "{output}");
+    let said = results["analysis_warnings"].to_string();
+    assert!(
+        said.contains("allowed by --allow-result-diff") && !said.contains("NO-GO: query class"),
+        "speed judged, the refusal said: {said}"
+    );
 }
 
 const READS_AND_WRITES: &str = r#"
