@@ -12,6 +12,7 @@ use super::class_slowdown::{judge_classes, no_go_sentence};
 use super::classes::compare_classes;
 use super::judgement::Judgement;
 use super::noise::NoiseBudget;
+use super::prepare_check::OneSided;
 use super::record::RunRecord;
 use super::round::{RoundRecord, RoundStatus};
 use super::sampling::{sample_unit, samples};
@@ -253,4 +254,20 @@ fn round_warnings(rounds: &[RoundRecord]) -> Vec<String> {
         }
     }
     warnings
+}
+
+impl RunRecord {
+    /// The classes one side refused to prepare that the answers check did not already
+    /// report as failing there: each difference is counted once.
+    pub(crate) fn refused_unanswered(&self) -> Vec<&OneSided> {
+        let answered: Vec<&str> = (self.result_check.iter())
+            .flat_map(|c| &c.differences)
+            .filter(|d| d.failed_on.is_some())
+            .map(|d| d.class.as_str())
+            .collect();
+        (self.prepare_check.iter())
+            .flat_map(|c| &c.one_sided)
+            .filter(|o| !answered.contains(&o.class.as_str()))
+            .collect()
+    }
 }

@@ -9,8 +9,8 @@
 //! (temp file, then rename) after every round, so a crash or Ctrl-C never loses a
 //! finished round and never leaves a half-written file.
 //!
-//! The files here depend on each other in one direction only: `round` (one round) and
-//! `class_timing` ← `record` (the run) ← `partial`, and the rounds' `sampling`,
+//! The files here depend on each other in one direction only: `round` (one round),
+//! `class_timing` and `prepare_check` ← `record` (the run) ← `partial`, and the rounds' `sampling`,
 //! `classes`, `class_slowdown` and `noise` ← `rate` ← `judgement` ← `judge`; `file`, `checks`, `storage` and `merge` read and write the
 //! record. This file only names them.
 

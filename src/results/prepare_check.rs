@@ -6,7 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::record::RunRecord;
 use crate::side::Side;
 
 /// The prepare check of a run.
@@ -40,22 +39,6 @@ impl OneSided {
             self.error,
             self.failed_on.other()
         )
-    }
-}
-
-impl RunRecord {
-    /// The classes one side refused to prepare that the answers check did not already
-    /// report as failing there: each difference is counted once.
-    pub(crate) fn refused_unanswered(&self) -> Vec<&OneSided> {
-        let answered: Vec<&str> = (self.result_check.iter())
-            .flat_map(|c| &c.differences)
-            .filter(|d| d.failed_on.is_some())
-            .map(|d| d.class.as_str())
-            .collect();
-        (self.prepare_check.iter())
-            .flat_map(|c| &c.one_sided)
-            .filter(|o| !answered.contains(&o.class.as_str()))
-            .collect()
     }
 }
 
