@@ -648,6 +648,12 @@ pub(crate) struct WorkloadArgs {
     #[arg(long, help_heading = "Workload")]
     pub(crate) allow_writes: bool,
 
+    /// Let a workload file that writes (`writes = true`) change the data for good: by
+    /// default the tables it writes are copied before the first round and put back
+    /// before every round of each side and at the end.
+    #[arg(long, help_heading = "Workload")]
+    pub(crate) no_restore_data: bool,
+
     /// Create, reuse or keep the sbtest tables: auto reuses matching tables.
     #[arg(long, value_parser = choice::<PrepareMode>(), default_value = "auto", help_heading = "Workload")]
     pub(crate) prepare: PrepareMode,

@@ -8,6 +8,7 @@ pub(crate) mod lexer;
 pub(crate) mod nondeterministic;
 pub(crate) mod set_statement;
 pub(crate) mod sql_text;
+pub(crate) mod written_table;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

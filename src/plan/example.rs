@@ -72,6 +72,7 @@ pub(crate) fn external(rounds: u32, levels: &[u32]) -> Plan {
         outputs: Outputs::default(),
         allow_foreign_tables: false,
         allow_writes: false,
+        restore_data: true,
         sequential: None,
         segment: None,
         command_line: String::new(),

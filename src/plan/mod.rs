@@ -66,6 +66,10 @@ pub(crate) struct Plan {
     /// (`--allow-writes`).
     #[serde(default)]
     pub(crate) allow_writes: bool,
+    /// Whether a workload file that writes has the tables it writes put back before
+    /// every round and at the end (not `--no-restore-data`).
+    #[serde(default)]
+    pub(crate) restore_data: bool,
     /// A run with --until: its looks and its stopping rule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) sequential: Option<Sequential>,

@@ -197,6 +197,10 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
                 });
             }
         }
+        if let Some(restore) = &record.data_restore {
+            markup.section("Data");
+            markup.paragraph(&format!("{}.", restore.sentence()));
+        }
         markup.section("Environment");
         markup.list(&sections::environment(record, judgement.noise.as_ref()));
         if let Some(noise) = &judgement.noise {

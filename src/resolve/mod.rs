@@ -74,6 +74,7 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         schedule,
         allow_foreign_tables: cli.workload.allow_foreign_tables,
         allow_writes: cli.workload.allow_writes,
+        restore_data: !cli.workload.no_restore_data,
         client,
         analysis,
         seed,

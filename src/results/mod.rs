@@ -10,7 +10,7 @@
 //! finished round and never leaves a half-written file.
 //!
 //! The files here depend on each other in one direction only: `round` (one round),
-//! `class_timing` and `prepare_check` ← `record` (the run) ← `partial`, and the rounds' `sampling`,
+//! `class_timing`, `prepare_check` and `data_restore` ← `record` (the run) ← `partial`, and the rounds' `sampling`,
 //! `classes`, `class_slowdown` and `noise` ← `rate` ← `judgement` ← `judge`; `file`, `checks`, `storage` and `merge` read and write the
 //! record. This file only names them.
 
@@ -18,6 +18,7 @@ mod checks;
 pub(crate) mod class_slowdown;
 pub(crate) mod class_timing;
 pub(crate) mod classes;
+pub(crate) mod data_restore;
 mod figures;
 mod file;
 mod judge;

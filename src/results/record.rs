@@ -94,6 +94,10 @@ pub(crate) struct RunRecord {
     /// stopped, their prepared datadirs copied, started, and their buffer pools loaded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) instance_switches_s: Vec<f64>,
+    /// What a replay that writes did to keep both sides' data equal (a workload file
+    /// with `writes = true`, unless `--no-restore-data`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) data_restore: Option<super::data_restore::DataRestore>,
     /// The segments a merged run was joined from (`abtest merge`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) segments: Vec<SegmentSource>,

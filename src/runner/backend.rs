@@ -122,6 +122,11 @@ pub(crate) struct Servers<'a> {
     /// What the rounds run when it is not the plan's workload: classes that failed on a
     /// side left out ([`super::quarantine`]).
     rounds_workload: Option<crate::workload::WorkloadSpec>,
+    /// Each server's copy of the tables a replay writes, by target, put back before
+    /// every round ([`super::data_copy`]).
+    kept: [Option<super::data_copy::Kept>; 2],
+    /// Seconds each putting back took, in run order.
+    pub(crate) restores_s: Vec<f64>,
 }
 
 impl<'a> Servers<'a> {
@@ -153,12 +158,73 @@ impl<'a> Servers<'a> {
             swap,
             stop,
             rounds_workload: None,
+            kept: Default::default(),
+            restores_s: Vec::new(),
         }
     }
 
     /// Makes the rounds run `workload` instead of the plan's.
     pub(crate) fn run_rounds_of(&mut self, workload: crate::workload::WorkloadSpec) {
         self.rounds_workload = Some(workload);
+    }
+
+    /// Copies the tables the replay writes on each server (once when both sides are
+    /// one database), to be put back before every round and at the end.
+    pub(crate) fn keep_data(&mut self, tables: &[String]) -> anyhow::Result<()> {
+        let one = self.targets[0]
+            .client
+            .same_database(&self.targets[1].client);
+        for (index, target) in self
+            .targets
+            .iter()
+            .enumerate()
+            .take(if one { 1 } else { 2 })
+        {
+            let kept = super::data_copy::Kept::take(&target.client, tables)
+                .with_context(|| format!("{}'s server", Side::BOTH[index]))?;
+            self.kept[index] = Some(kept);
+        }
+        Ok(())
+    }
+
+    /// What was copied, for the record.
+    pub(crate) fn kept(&self) -> &[Option<super::data_copy::Kept>; 2] {
+        &self.kept
+    }
+
+    /// Puts the tables back a last time on each server, checks them against their
+    /// checksums before the first round and drops the copies; the tables that did not
+    /// end as they began. A copy that could not be put back is kept, and the error says
+    /// where.
+    pub(crate) fn end_data(&mut self) -> anyhow::Result<Vec<String>> {
+        let mut changed = Vec::new();
+        for (index, kept) in self.kept.iter_mut().enumerate() {
+            let Some(k) = kept.take() else { continue };
+            let side = Side::BOTH[index];
+            let seconds = k.put_back().with_context(|| {
+                format!("{side}: the copies of the written tables are kept (abtest_kept_*)")
+            })?;
+            self.restores_s.push(seconds);
+            changed.extend(k.changed()?.into_iter().map(|t| format!("{t} ({side})")));
+            k.drop_copies()?;
+        }
+        Ok(changed)
+    }
+
+    /// Puts the tables of the server serving `side` back before its round.
+    fn put_back_data(&mut self, side: Side) -> anyhow::Result<()> {
+        let index = if self.kept[1].is_some() {
+            self.server_of(side)
+        } else {
+            0
+        };
+        if let Some(kept) = &self.kept[index] {
+            let seconds = kept
+                .put_back()
+                .with_context(|| format!("{side}: before its round"))?;
+            self.restores_s.push(seconds);
+        }
+        Ok(())
     }
 
     /// The index of the target that serves `side` now.
@@ -254,6 +320,7 @@ impl Backend for Servers<'_> {
         progress: &Progress,
     ) -> anyhow::Result<RoundRecord> {
         let plan = self.plan;
+        self.put_back_data(slot.side)?;
         let keep = self.keeps_sessions();
         let other_side = 1 - slot.side as usize;
         if self.targets[0].client.same_server(&self.targets[1].client) {

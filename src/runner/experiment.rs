@@ -72,6 +72,7 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
             started_first: None,
             segments: Vec::new(),
             instance_switches_s: Vec::new(),
+            data_restore: None,
             result_check: None,
             prepare_check: None,
             class_timing: None,
@@ -288,7 +289,11 @@ fn warn_if_data_changed(plan: &Plan, record: &mut RunRecord) {
         .sides
         .iter()
         .any(|s| matches!(s.target, crate::plan::TargetSpec::External { .. }));
-    if !external || !plan.workload.writes() || record.rounds.is_empty() {
+    let put_back = record
+        .data_restore
+        .as_ref()
+        .is_some_and(|r| r.checked && r.changed.is_empty());
+    if !external || !plan.workload.writes() || record.rounds.is_empty() || put_back {
         return;
     }
     let warning = "this run wrote to the external server(s): their tables now differ from \
@@ -373,7 +378,69 @@ fn prepare_and_run(
         }
     }
     segments::check_not_late(plan)?;
-    super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r), stop)
+    keep_data(plan, &mut servers, results)?;
+    let rounds =
+        super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r), stop);
+    let ended = end_data(&mut servers, results);
+    rounds.and(ended)
+}
+
+/// A workload file that writes: its tables copied on each server before the first
+/// round, to be put back before every round ([`super::data_copy`]).
+fn keep_data(
+    plan: &Plan,
+    servers: &mut Servers<'_>,
+    results: &mut ResultsFile,
+) -> anyhow::Result<()> {
+    let tables = super::data_copy::written_tables(plan);
+    if tables.is_empty() {
+        return Ok(());
+    }
+    if let Some(why) = super::data_copy::why_not(plan) {
+        let warning = format!(
+            "the tables the workload writes are not put back between rounds ({why}): each \
+             round runs on the data the last one left"
+        );
+        crate::terminal::warning(&warning);
+        results.record.warnings.push(warning);
+        return Ok(());
+    }
+    servers.keep_data(&tables)?;
+    let Some(kept) = super::data_copy::record(servers.kept()) else {
+        return Ok(());
+    };
+    crate::terminal::note(format_args!(
+        "copied {} table(s) the workload writes ({}); they are put back before every round \
+         and at the end",
+        kept.tables.len(),
+        kept.tables
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    results.record.data_restore = Some(kept);
+    save(plan, results)
+}
+
+/// The tables put back a last time and checked; what was done said and saved.
+fn end_data(servers: &mut Servers<'_>, results: &mut ResultsFile) -> anyhow::Result<()> {
+    let Some(restore) = results.record.data_restore.as_mut() else {
+        return Ok(());
+    };
+    let ended = servers.end_data();
+    restore.restores_s.append(&mut servers.restores_s);
+    let changed = ended?;
+    restore.checked = true;
+    restore.changed = changed;
+    let sentence = restore.sentence();
+    if restore.changed.is_empty() {
+        crate::terminal::note(&sentence);
+    } else {
+        crate::terminal::warning(&sentence);
+        results.record.warnings.push(sentence);
+    }
+    Ok(())
 }
 
 /// What a `--check-only` run did not do: the timed rounds, and the workload's writes.

@@ -5,6 +5,7 @@ pub(crate) mod arrivals;
 pub(crate) mod backend;
 mod class_timing;
 pub(crate) mod control;
+mod data_copy;
 pub(crate) mod experiment;
 pub(crate) mod hooks;
 pub(crate) mod interrupt;

@@ -821,15 +821,28 @@ impl CustomWorkload {
     /// How many statements one connection prepares: each distinct text once, a
     /// statement with a table parameter once per table and with a list once per length.
     pub(crate) fn prepared_per_connection(&self, tables: u32) -> u64 {
+        self.distinct_texts(tables, |_| true).len() as u64
+    }
+
+    /// Every distinct text the statements `which` keeps take: each table number, each
+    /// list length.
+    pub(crate) fn distinct_texts(
+        &self,
+        tables: u32,
+        which: impl Fn(&str) -> bool,
+    ) -> std::collections::BTreeSet<String> {
         let mut texts = std::collections::BTreeSet::new();
         for sql in self.transactions.iter().flat_map(|t| &t.statements) {
+            if !which(sql) {
+                continue;
+            }
             let variants = Variants::of(self, sql, tables);
             texts.extend((0..variants.count()).map(|n| {
                 let (table, lengths) = variants.nth(n);
                 render(sql, self, tables, table, &lengths)
             }));
         }
-        texts.len() as u64
+        texts
     }
 }
 

@@ -603,3 +603,118 @@ fn check_only_compares_the_answers_of_a_log_with_writes_and_writes_nothing() {
     assert_eq!(code, Some(2), "{output}");
     assert!(output.contains("--allow-writes"), "{output}");
 }
+
+const ORDERS: &str = r#"
+writes = true
+sbtest = false
+tables = ["orders"]
+setup = ["CREATE TABLE IF NOT EXISTS orders (id INT AUTO_INCREMENT PRIMARY KEY, customer INT NOT NULL, total INT NOT NULL)"]
+
+[params]
+customer = { type = "int", min = 1, max = 3 }
+
+[[transaction]]
+name = "new_order"
+statements = ["INSERT INTO orders (customer, total) VALUES ({customer}, 5)"]
+
+[[transaction]]
+name = "pay"
+statements = ["UPDATE orders SET total = total + 1 WHERE customer = {customer}"]
+
+[[transaction]]
+name = "cancel"
+statements = ["DELETE FROM orders WHERE id > 6 AND customer = {customer}"]
+
+[[transaction]]
+name = "read"
+statements = ["SELECT SUM(total) FROM orders WHERE customer = {customer}"]
+"#;
+
+/// A replay that writes (`writes = true`) on two real servers: the table it writes is
+/// copied before the first round and put back before every round and at the end, so
+/// each server's table ends as it began (rows, checksum, AUTO_INCREMENT counter), the
+/// report says so, and no copy is left; `--no-restore-data` leaves the writes in place.
+#[test]
+fn a_replay_that_writes_puts_the_tables_back_before_every_round_and_at_the_end() {
+    let _lock = server_lock();
+    let pair = Pair::start();
+    for server in &pair.servers {
+        let mut admin = server.admin().unwrap();
+        admin
+            .query_drop("CREATE DATABASE IF NOT EXISTS sbtest")
+            .unwrap();
+        admin
+            .query_drop(
+                "CREATE TABLE sbtest.orders (id INT AUTO_INCREMENT PRIMARY KEY, \
+                 customer INT NOT NULL, total INT NOT NULL) AUTO_INCREMENT = 50",
+            )
+            .unwrap();
+        admin
+            .query_drop("INSERT INTO sbtest.orders (id, customer, total) VALUES (1, 1, 10), (2, 2, 20), (6, 3, 30)")
+            .unwrap();
+    }
+    let state = || {
+        pair.servers.each_ref().map(|s| {
+            let mut admin = s.admin().unwrap();
+            let sum: Option<(String, u64)> =
+                admin.query_first("CHECKSUM TABLE sbtest.orders").unwrap();
+            let next: Option<u64> = admin
+                .query_first(
+                    "SELECT AUTO_INCREMENT FROM information_schema.TABLES \
+                     WHERE TABLE_SCHEMA = 'sbtest' AND TABLE_NAME = 'orders'",
+                )
+                .unwrap();
+            let copies: Vec<String> = admin
+                .query(
+                    "SELECT TABLE_NAME FROM information_schema.TABLES \
+                     WHERE TABLE_NAME LIKE 'abtest_kept%'",
+                )
+                .unwrap();
+            (sum.unwrap().1, next, copies)
+        })
+    };
+    let before = state();
+    let workload = pair.sandbox.write("orders.toml", ORDERS);
+    let workload = workload.to_str().unwrap();
+    let md = pair.sandbox.path("report.md");
+    let (code, results, output) = pair.replay(
+        workload,
+        &["--allow-writes", "--markdown", md.to_str().unwrap()],
+    );
+    assert_eq!(code, Some(0), "{output}");
+    assert_valid_results(&results);
+    assert_eq!(
+        state(),
+        before,
+        "both tables as they began, no copy left: {output}"
+    );
+    let restore = &results["data_restore"];
+    assert_eq!(
+        restore["tables"],
+        serde_json::json!([{"name": "orders", "rows": 3}])
+    );
+    assert_eq!(restore["checked"], true, "{restore:#}");
+    let rounds = results["rounds"].as_array().map_or(0, Vec::len);
+    assert_eq!(rounds, 4, "{output}");
+    assert_eq!(
+        restore["restores_s"].as_array().map_or(0, Vec::len),
+        rounds + 2,
+        "before every round and once per server at the end: {restore:#}"
+    );
+    assert!(
+        output.contains("both servers' tables ended as they began"),
+        "{output}"
+    );
+    let report = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        report.contains("writes replayed on kept data: 1 table(s)"),
+        "{report}"
+    );
+    assert!(!output.contains("their tables now differ"), "{output}");
+    // Without it the writes stay, and the run says the servers' data changed.
+    let (code, results, output) = pair.replay(workload, &["--allow-writes", "--no-restore-data"]);
+    assert_eq!(code, Some(0), "{output}");
+    assert!(results.get("data_restore").is_none(), "{results:#}");
+    assert_ne!(state(), before, "the writes stayed: {output}");
+    assert!(output.contains("their tables now differ"), "{output}");
+}
