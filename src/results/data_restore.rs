@@ -39,7 +39,7 @@ impl DataRestore {
         let tables: Vec<String> = self
             .tables
             .iter()
-            .map(|t| format!("{} ({} rows)", t.name, t.rows))
+            .map(|t| format!("{}: {} rows", t.name, t.rows))
             .collect();
         let mean = if self.restores_s.is_empty() {
             0.0
@@ -56,7 +56,7 @@ impl DataRestore {
             ),
         };
         format!(
-            "writes replayed on kept data: {} table(s) the workload writes were copied before \
+            "Writes replayed on kept data: {} table(s) the workload writes were copied before \
              the first round ({}) and put back before every round of each side and at the \
              end, {} time(s), {mean:.2} s each on average, outside the measured time; {end}",
             self.tables.len(),
@@ -83,7 +83,7 @@ mod tests {
         };
         let text = restore.sentence();
         assert!(
-            text.contains("1 table(s)") && text.contains("orders (12 rows)"),
+            text.contains("1 table(s)") && text.contains("(orders: 12 rows)"),
             "{text}"
         );
         assert!(

@@ -183,10 +183,15 @@ fn number(value: f64) -> String {
     }
 }
 
-/// The run-wide figures outside the rounds: each move to fresh instances and each look.
+/// The run-wide figures outside the rounds: each move to fresh instances, each putting
+/// back of a replay's tables and each look.
 pub(crate) fn check_run(results: &RunRecord) -> Result<(), String> {
+    let restores = results.data_restore.iter().flat_map(|r| &r.restores_s);
     for &seconds in &results.instance_switches_s {
         non_negative("instance_switches_s", seconds)?;
+    }
+    for &seconds in restores {
+        non_negative("data_restore.restores_s", seconds)?;
     }
     for look in &results.looks {
         non_negative(&format!("looks[{}].elapsed_s", look.look), look.elapsed_s)?;

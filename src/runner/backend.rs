@@ -125,6 +125,9 @@ pub(crate) struct Servers<'a> {
     /// Each server's copy of the tables a replay writes, by target, put back before
     /// every round ([`super::data_copy`]).
     kept: [Option<super::data_copy::Kept>; 2],
+    /// Whether a round ran on each server's copied tables since they were copied or
+    /// last put back.
+    written: [bool; 2],
     /// Seconds each putting back took, in run order.
     pub(crate) restores_s: Vec<f64>,
 }
@@ -159,6 +162,7 @@ impl<'a> Servers<'a> {
             stop,
             rounds_workload: None,
             kept: Default::default(),
+            written: [false; 2],
             restores_s: Vec::new(),
         }
     }
@@ -174,15 +178,19 @@ impl<'a> Servers<'a> {
         let one = self.targets[0]
             .client
             .same_database(&self.targets[1].client);
-        for (index, target) in self
-            .targets
-            .iter()
-            .enumerate()
-            .take(if one { 1 } else { 2 })
-        {
-            let kept = super::data_copy::Kept::take(&target.client, tables)
-                .with_context(|| format!("{}'s server", Side::BOTH[index]))?;
-            self.kept[index] = Some(kept);
+        let servers = if one { 1 } else { 2 };
+        for (index, target) in self.targets.iter().enumerate().take(servers) {
+            match super::data_copy::Kept::take(&target.client, tables) {
+                Ok(kept) => self.kept[index] = Some(kept),
+                Err(e) => {
+                    // The other server's copies go too: a run that cannot start leaves
+                    // nothing behind.
+                    for kept in self.kept.iter_mut().filter_map(Option::take) {
+                        let _ = kept.drop_copies();
+                    }
+                    return Err(e.context(format!("{}'s server", Side::BOTH[index])));
+                }
+            }
         }
         Ok(())
     }
@@ -192,33 +200,53 @@ impl<'a> Servers<'a> {
         &self.kept
     }
 
-    /// Puts the tables back a last time on each server, checks them against their
-    /// checksums before the first round and drops the copies; the tables that did not
-    /// end as they began. A copy that could not be put back is kept, and the error says
-    /// where.
+    /// Puts the tables back a last time on each server (where a round ran since they
+    /// were last put back), checks them against their checksums before the first round
+    /// and drops the copies; the tables that did not end as they began. Each server is
+    /// ended even when the other fails; a copy that could not be put back is kept, and
+    /// the error says so.
     pub(crate) fn end_data(&mut self) -> anyhow::Result<Vec<String>> {
         let mut changed = Vec::new();
-        for (index, kept) in self.kept.iter_mut().enumerate() {
-            let Some(k) = kept.take() else { continue };
+        let mut first_error = None;
+        for index in 0..2 {
+            let Some(kept) = self.kept[index].take() else {
+                continue;
+            };
             let side = Side::BOTH[index];
-            let seconds = k.put_back().with_context(|| {
-                format!("{side}: the copies of the written tables are kept (abtest_kept_*)")
-            })?;
-            self.restores_s.push(seconds);
-            changed.extend(k.changed()?.into_iter().map(|t| format!("{t} ({side})")));
-            k.drop_copies()?;
+            let written = std::mem::take(&mut self.written[index]);
+            let ended = (|| {
+                if written {
+                    let seconds = kept.put_back().with_context(|| {
+                        format!("{side}: the copies of the written tables are kept (abtest_kept_*)")
+                    })?;
+                    self.restores_s.push(seconds);
+                }
+                let moved = kept.changed()?;
+                kept.drop_copies()?;
+                anyhow::Ok(moved)
+            })();
+            match ended {
+                Ok(moved) => changed.extend(moved.into_iter().map(|t| format!("{t} ({side})"))),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
         }
-        Ok(changed)
+        first_error.map_or(Ok(changed), Err)
     }
 
-    /// Puts the tables of the server serving `side` back before its round.
+    /// Puts the tables of the server serving `side` back before its round, when a
+    /// round ran on them since they were copied or last put back.
     fn put_back_data(&mut self, side: Side) -> anyhow::Result<()> {
         let index = if self.kept[1].is_some() {
             self.server_of(side)
         } else {
             0
         };
-        if let Some(kept) = &self.kept[index] {
+        let Some(kept) = &self.kept[index] else {
+            return Ok(());
+        };
+        if std::mem::replace(&mut self.written[index], true) {
             let seconds = kept
                 .put_back()
                 .with_context(|| format!("{side}: before its round"))?;

@@ -85,10 +85,13 @@ impl Kept {
         };
         for (n, name) in tables.iter().enumerate() {
             let copy = quote(&format!("abtest_kept_{}_{n}", std::process::id()));
-            if let Some(copied) = copy_table(&mut conn, name, copy)
-                .with_context(|| format!("copying table {name} before the first round"))?
-            {
-                kept.tables.push(copied);
+            match copy_table(&mut conn, name, copy) {
+                Ok(copied) => kept.tables.extend(copied),
+                Err(e) => {
+                    // The copies made so far go: a run that cannot start leaves nothing.
+                    let _ = kept.drop_copies();
+                    return Err(e.context(format!("copying table {name} before the first round")));
+                }
             }
         }
         Ok(kept)
