@@ -197,9 +197,15 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
                 });
             }
         }
-        if let Some(restore) = &record.data_restore {
+        if record.data_restore.is_some() || !record.assigned_ids.is_empty() {
             markup.section("Data");
+        }
+        if let Some(restore) = &record.data_restore {
             markup.paragraph(&format!("{}.", restore.sentence()));
+        }
+        if !record.assigned_ids.is_empty() {
+            let sentence = crate::results::data_restore::rebased_sentence(&record.assigned_ids);
+            markup.paragraph(&format!("{sentence}."));
         }
         markup.section("Environment");
         markup.list(&sections::environment(record, judgement.noise.as_ref()));

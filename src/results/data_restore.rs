@@ -66,6 +66,25 @@ impl DataRestore {
     }
 }
 
+/// What the replay does with captured INSERT ids, in one sentence.
+pub(crate) fn rebased_sentence(columns: &[String]) -> String {
+    format!(
+        "Captured INSERT ids re-based: {} is its table's AUTO_INCREMENT column, so the \
+         replayed INSERTs send NULL there and the server assigns the id, as it did for \
+         the application (a value another statement of the transaction also uses is kept)",
+        listed(columns)
+    )
+}
+
+/// `columns` joined, or "none".
+pub(crate) fn listed(columns: &[String]) -> String {
+    if columns.is_empty() {
+        "none".into()
+    } else {
+        columns.join(", ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{DataRestore, KeptTable};

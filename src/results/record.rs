@@ -98,6 +98,10 @@ pub(crate) struct RunRecord {
     /// with `writes = true`, unless `--no-restore-data`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) data_restore: Option<super::data_restore::DataRestore>,
+    /// The AUTO_INCREMENT columns (`table.column`) whose captured INSERT values the
+    /// replay sent as NULL, for the baseline's server to assign.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) assigned_ids: Vec<String>,
     /// The segments a merged run was joined from (`abtest merge`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) segments: Vec<SegmentSource>,

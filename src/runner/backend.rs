@@ -172,6 +172,11 @@ impl<'a> Servers<'a> {
         self.rounds_workload = Some(workload);
     }
 
+    /// What the rounds run: the plan's workload, or what [`Servers::run_rounds_of`] set.
+    pub(crate) fn rounds_workload(&self) -> &crate::workload::WorkloadSpec {
+        self.rounds_workload.as_ref().unwrap_or(&self.plan.workload)
+    }
+
     /// Copies the tables the replay writes on each server (once when both sides are
     /// one database), to be put back before every round and at the end.
     pub(crate) fn keep_data(&mut self, tables: &[String]) -> anyhow::Result<()> {
@@ -373,7 +378,7 @@ impl Backend for Servers<'_> {
             rate,
             window,
             connect: &target.client,
-            workload: self.rounds_workload.as_ref().unwrap_or(&plan.workload),
+            workload: self.rounds_workload(),
             client: &plan.client,
             unique: Arc::clone(&self.unique),
             warmup: plan.schedule.warmup_of(rewarm),

@@ -73,6 +73,7 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
             segments: Vec::new(),
             instance_switches_s: Vec::new(),
             data_restore: None,
+            assigned_ids: Vec::new(),
             result_check: None,
             prepare_check: None,
             class_timing: None,
@@ -378,6 +379,7 @@ fn prepare_and_run(
         }
     }
     segments::check_not_late(plan)?;
+    super::insert_ids::record(&servers, &mut results.record)?;
     keep_data(plan, &mut servers, results)?;
     let rounds =
         super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r), stop);

@@ -8,6 +8,7 @@ pub(crate) mod control;
 mod data_copy;
 pub(crate) mod experiment;
 pub(crate) mod hooks;
+mod insert_ids;
 pub(crate) mod interrupt;
 pub(crate) mod looks;
 pub(crate) mod pool;

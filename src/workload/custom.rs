@@ -492,6 +492,9 @@ struct PreparedStatement {
     /// One statement per text, in [`Variants`] order (one when it has no table
     /// parameter and no list).
     texts: Vec<Stmt>,
+    /// The bound value sent as NULL, for the server to assign: a captured INSERT id
+    /// ([`super::assigned_ids`]).
+    assigned: Option<usize>,
 }
 
 /// The texts a statement takes: one per number of its table parameter, times one per
@@ -524,6 +527,11 @@ impl Variants {
             }
         }
         variants
+    }
+
+    /// Whether the statement binds a list (its `?` count then depends on the draw).
+    pub(crate) fn has_lists(&self) -> bool {
+        !self.lists.is_empty()
     }
 
     /// How many texts there are.
@@ -664,7 +672,10 @@ impl CustomSession {
         }
         for statement in &self.transactions[index] {
             let text = &statement.texts[statement.variants.index(&self.values)];
-            let params = bind(&statement.bound, &self.values);
+            let mut params = bind(&statement.bound, &self.values);
+            if let Some(value) = statement.assigned.and_then(|at| params.get_mut(at)) {
+                *value = Value::NULL;
+            }
             log.statement(statement.class, statement.kind, || text.exec(conn, params))?;
         }
         if begin {
@@ -673,6 +684,18 @@ impl CustomSession {
             })?;
         }
         Ok(())
+    }
+
+    /// Sends the `slot`-th bound value of a transaction's statement as NULL, for the
+    /// server to assign ([`super::assigned_ids`]).
+    pub(crate) fn leave_to_server(&mut self, transaction: usize, statement: usize, slot: usize) {
+        if let Some(found) = self
+            .transactions
+            .get_mut(transaction)
+            .and_then(|t| t.get_mut(statement))
+        {
+            found.assigned = Some(slot);
+        }
     }
 
     /// Whether any transaction runs inside BEGIN/COMMIT (a failed one needs a ROLLBACK).
@@ -957,6 +980,7 @@ fn prepare_statement(
         bound,
         variants,
         texts,
+        assigned: None,
     })
 }
 

@@ -13,6 +13,7 @@
 //! this file; `session`, which picks the code a connection runs, on `oltp` and
 //! `custom`.
 
+pub(crate) mod assigned_ids;
 pub(crate) mod check_sample;
 pub(crate) mod class_filter;
 pub mod custom;

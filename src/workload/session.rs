@@ -6,6 +6,7 @@
 
 use mysql::Conn;
 
+use crate::workload::assigned_ids::server_assigned;
 use crate::workload::check_sample::{Coverage, Draw, ReadSample};
 use crate::workload::custom::CustomSession;
 use crate::workload::event_log::EventLog;
@@ -41,13 +42,19 @@ impl WorkloadSession {
             Workload::Sysbench(name) => {
                 Prepared::Sysbench(SysbenchSession::prepare(conn, *name, spec, context)?)
             }
-            Workload::File(file) => Prepared::File(CustomSession::prepare(
-                conn,
-                file,
-                spec.tables.count,
-                spec.tables.rows,
-                spec.ps_mode == PsMode::Auto,
-            )?),
+            Workload::File(file) => {
+                let mut session = CustomSession::prepare(
+                    conn,
+                    file,
+                    spec.tables.count,
+                    spec.tables.rows,
+                    spec.ps_mode == PsMode::Auto,
+                )?;
+                for found in server_assigned(conn, file, spec.tables.count)? {
+                    session.leave_to_server(found.transaction, found.statement, found.slot);
+                }
+                Prepared::File(session)
+            }
         };
         Ok(WorkloadSession {
             prepared,

@@ -630,6 +630,98 @@ name = "read"
 statements = ["SELECT SUM(total) FROM orders WHERE customer = {customer}"]
 "#;
 
+/// A captured log's INSERTs: `new_order` inserts ids drawn from the two captured ones,
+/// `reorder` deletes a captured id and inserts it again (one value in two statements).
+const CAPTURED_INSERTS: &str = r#"
+writes = true
+sbtest = false
+
+[params]
+id = { type = "choice", values = [7, 8] }
+again = { type = "choice", values = [2] }
+customer = { type = "int", min = 1, max = 3 }
+
+[[transaction]]
+name = "new_order"
+weight = 3
+statements = ["INSERT INTO orders (id, customer, total) VALUES ({id}, {customer}, 5)"]
+
+[[transaction]]
+name = "reorder"
+begin = true
+statements = ["DELETE FROM orders WHERE id = {again}", "INSERT INTO orders (id, customer, total) VALUES ({again}, 1, 1)"]
+"#;
+
+/// Captured INSERT ids on two real servers: the id of `new_order`, alone in its
+/// transaction and bound to the table's AUTO_INCREMENT column, is left to the server
+/// (no duplicate key however often 7 and 8 are drawn; the rows get ids from the
+/// counter), while `reorder`'s id, which its DELETE also uses, is sent as captured.
+#[test]
+fn captured_insert_ids_are_assigned_by_the_server_unless_the_transaction_ties_them() {
+    let _lock = server_lock();
+    let pair = Pair::start();
+    for server in &pair.servers {
+        let mut admin = server.admin().unwrap();
+        admin
+            .query_drop("CREATE DATABASE IF NOT EXISTS sbtest")
+            .unwrap();
+        admin
+            .query_drop(
+                "CREATE TABLE sbtest.orders (id INT AUTO_INCREMENT PRIMARY KEY, \
+                 customer INT NOT NULL, total INT NOT NULL) AUTO_INCREMENT = 50",
+            )
+            .unwrap();
+        admin
+            .query_drop(
+                "INSERT INTO sbtest.orders (id, customer, total) VALUES (1, 1, 10), (2, 2, 20)",
+            )
+            .unwrap();
+    }
+    let workload = pair.sandbox.write("captured.toml", CAPTURED_INSERTS);
+    let workload = workload.to_str().unwrap();
+    let md = pair.sandbox.path("report.md");
+    let (code, results, output) = pair.replay(
+        workload,
+        &[
+            "--allow-writes",
+            "--allow-foreign-tables",
+            "--no-restore-data",
+            "--markdown",
+            md.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, Some(0), "no duplicate key: {output}");
+    assert_valid_results(&results);
+    assert_eq!(
+        results["assigned_ids"],
+        serde_json::json!(["orders.id"]),
+        "{output}"
+    );
+    assert!(
+        output.contains("Captured INSERT ids re-based: orders.id"),
+        "{output}"
+    );
+    let report = std::fs::read_to_string(&md).unwrap();
+    assert!(report.contains("Captured INSERT ids re-based"), "{report}");
+    for server in &pair.servers {
+        let mut admin = server.admin().unwrap();
+        let captured: u64 = admin
+            .query_first("SELECT COUNT(*) FROM sbtest.orders WHERE id IN (7, 8)")
+            .unwrap()
+            .unwrap();
+        let assigned: u64 = admin
+            .query_first("SELECT COUNT(*) FROM sbtest.orders WHERE id >= 50")
+            .unwrap()
+            .unwrap();
+        let tied: Option<(u32, u32)> = admin
+            .query_first("SELECT customer, total FROM sbtest.orders WHERE id = 2")
+            .unwrap();
+        assert_eq!(captured, 0, "no captured id was inserted: {output}");
+        assert!(assigned > 1, "the server assigned the ids: {assigned}");
+        assert_eq!(tied, Some((1, 1)), "the tied id was sent as captured");
+    }
+}
+
 /// A replay that writes (`writes = true`) on two real servers: the table it writes is
 /// copied before the first round and put back before every round and at the end, so
 /// each server's table ends as it began (rows, checksum, AUTO_INCREMENT counter; a
