@@ -68,10 +68,15 @@ impl DataRestore {
 
 /// What the replay does with captured INSERT ids, in one sentence.
 pub(crate) fn rebased_sentence(columns: &[String]) -> String {
+    let is = if columns.len() == 1 {
+        "is its table's AUTO_INCREMENT column"
+    } else {
+        "are their tables' AUTO_INCREMENT columns"
+    };
     format!(
-        "Captured INSERT ids re-based: {} is its table's AUTO_INCREMENT column, so the \
-         replayed INSERTs send NULL there and the server assigns the id, as it did for \
-         the application (a value another statement of the transaction also uses is kept)",
+        "Captured INSERT ids re-based: {} {is}, so the replayed INSERTs send NULL there \
+         and the server assigns the id, as it did for the application (a value another \
+         statement of the transaction also uses is kept)",
         listed(columns)
     )
 }
@@ -117,5 +122,19 @@ mod tests {
         );
         restore.checked = false;
         assert!(restore.sentence().contains("not checked"));
+    }
+
+    #[test]
+    fn the_rebased_sentence_names_each_column_in_agreement() {
+        let one = super::rebased_sentence(&["orders.id".into()]);
+        assert!(
+            one.contains("orders.id is its table's AUTO_INCREMENT column"),
+            "{one}"
+        );
+        let two = super::rebased_sentence(&["items.id".into(), "orders.id".into()]);
+        assert!(
+            two.contains("items.id, orders.id are their tables' AUTO_INCREMENT columns"),
+            "{two}"
+        );
     }
 }
