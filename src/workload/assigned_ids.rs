@@ -2,7 +2,8 @@
 //! row (`INSERT INTO orders (id, …) VALUES (1001, …)`), and a replay draws that value
 //! from the captured ones, with replacement: the second time an id is drawn its INSERT
 //! fails on a duplicate key, round after round, even on data put back before each one.
-//! Where the value is the table's AUTO_INCREMENT column — the server's own metadata
+//! In a file marked `writes = true` (as `abtest capture` marks one that writes), where
+//! the value is the table's AUTO_INCREMENT column — the server's own metadata
 //! says which column that is — and no other statement of its transaction uses it, the
 //! replay binds NULL there, and the server assigns the next id, as it did for the
 //! application. A value another statement of the transaction also uses (sysbench's
@@ -31,7 +32,8 @@ pub(crate) struct Assigned {
     pub(crate) column: String,
 }
 
-/// Every INSERT value of `workload` that the server of `conn` assigns: a plain INSERT's
+/// Every INSERT value of `workload` (a file that writes, `writes = true`) that the
+/// server of `conn` assigns: a plain INSERT's
 /// value that is one placeholder, alone in its transaction, bound to its table's
 /// AUTO_INCREMENT column for every table number it can take.
 pub(crate) fn server_assigned(
@@ -39,6 +41,11 @@ pub(crate) fn server_assigned(
     workload: &CustomWorkload,
     tables: u32,
 ) -> Result<Vec<Assigned>, mysql::Error> {
+    if !workload.writes {
+        // A file written by hand says what it sends; only a captured one (marked
+        // `writes = true`, as `abtest capture` writes it) carries the server's ids.
+        return Ok(Vec::new());
+    }
     let mut counters = BTreeMap::new();
     let mut found = Vec::new();
     for (t, transaction) in workload.transactions.iter().enumerate() {
