@@ -23,6 +23,7 @@ use crate::segment::{Segment, ThreadShare, Window};
 use crate::server::probe::ServerProbe;
 use crate::side::Side;
 use crate::target::Target;
+use crate::workload::assigned_ids::Assigned;
 use crate::workload::random::UniqueSequence;
 
 /// Where in the run a side's hooks run.
@@ -130,6 +131,8 @@ pub(crate) struct Servers<'a> {
     written: [bool; 2],
     /// Seconds each putting back took, in run order.
     pub(crate) restores_s: Vec<f64>,
+    /// Each server's INSERT values it assigns, by target ([`super::insert_ids`]).
+    pub(crate) assigned: [Arc<[Assigned]>; 2],
 }
 
 impl<'a> Servers<'a> {
@@ -164,6 +167,7 @@ impl<'a> Servers<'a> {
             kept: Default::default(),
             written: [false; 2],
             restores_s: Vec::new(),
+            assigned: [Arc::from([]), Arc::from([])],
         }
     }
 
@@ -381,6 +385,7 @@ impl Backend for Servers<'_> {
             workload: self.rounds_workload(),
             client: &plan.client,
             unique: Arc::clone(&self.unique),
+            assigned: Arc::clone(&self.assigned[self.server_of(slot.side)]),
             warmup: plan.schedule.warmup_of(rewarm),
             duration: plan.schedule.round_time,
             seed: plan.seed ^ (u64::from(slot.position) << 40),

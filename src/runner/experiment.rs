@@ -379,7 +379,7 @@ fn prepare_and_run(
         }
     }
     segments::check_not_late(plan)?;
-    super::insert_ids::record(&servers, &mut results.record)?;
+    super::insert_ids::record(&mut servers, &mut results.record)?;
     keep_data(plan, &mut servers, results)?;
     let rounds =
         super::round_loop::run_rounds(plan, &mut servers, results, &mut |r| save(plan, r), stop);

@@ -58,6 +58,8 @@ pub(crate) struct RoundSpec<'a> {
     pub(crate) client: &'a ClientOptions,
     /// Distinct ids shared by all rounds of the run.
     pub(crate) unique: Arc<UniqueSequence>,
+    /// The INSERT values the round's server assigns.
+    pub(crate) assigned: Arc<[crate::workload::assigned_ids::Assigned]>,
     /// Warm-up, not counted.
     pub(crate) warmup: Duration,
     /// Measured period.
@@ -117,6 +119,7 @@ pub(crate) fn run_round(
             thread,
             threads: spec.slot.threads,
             unique: Arc::clone(&spec.unique),
+            assigned: Arc::clone(&spec.assigned),
         };
         let seed = spec
             .seed

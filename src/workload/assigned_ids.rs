@@ -28,14 +28,14 @@ pub(crate) struct Assigned {
     pub(crate) statement: usize,
     /// Which bound value (in `?` order) is sent as NULL.
     pub(crate) slot: usize,
-    /// `table.column`, as the statement names them.
-    pub(crate) column: String,
+    /// The `table.column` it is bound to, for each table the statement can name.
+    pub(crate) columns: Vec<String>,
 }
 
 /// Every INSERT value of `workload` (a file that writes, `writes = true`) that the
-/// server of `conn` assigns: a plain INSERT's
-/// value that is one placeholder, alone in its transaction, bound to its table's
-/// AUTO_INCREMENT column for every table number it can take.
+/// server of `conn` assigns: a plain INSERT's value that is one placeholder, alone in
+/// its transaction, bound to its table's AUTO_INCREMENT column for every table number
+/// it can take.
 pub(crate) fn server_assigned(
     conn: &mut Conn,
     workload: &CustomWorkload,
@@ -50,13 +50,14 @@ pub(crate) fn server_assigned(
     let mut found = Vec::new();
     for (t, transaction) in workload.transactions.iter().enumerate() {
         for (s, sql) in transaction.statements.iter().enumerate() {
-            for (slot, column) in candidates(workload, &transaction.statements, sql, tables) {
-                if assigned_everywhere(conn, &mut counters, workload, sql, tables, slot)? {
+            for slot in alone_slots(workload, &transaction.statements, sql) {
+                let read = assigned_columns(conn, &mut counters, workload, sql, tables, slot)?;
+                if let Some(columns) = read {
                     found.push(Assigned {
                         transaction: t,
                         statement: s,
                         slot,
-                        column,
+                        columns,
                     });
                 }
             }
@@ -65,24 +66,13 @@ pub(crate) fn server_assigned(
     Ok(found)
 }
 
-/// The values of `sql` that may be left to the server: a plain INSERT's value that is
-/// a placeholder of its own (no offset, no list), used by no other statement of the
-/// transaction, with its `table.column` as the first table number renders it.
-fn candidates(
-    workload: &CustomWorkload,
-    statements: &[String],
-    sql: &str,
-    tables: u32,
-) -> Vec<(usize, String)> {
-    let bound = bound(workload, sql);
-    let variants = Variants::of(workload, sql, tables);
-    if variants.has_lists() {
+/// The bound values of `sql` (by `?` number) that are a placeholder of their own: no
+/// offset, not a pair's end, used by no other statement of the transaction, in a
+/// statement that binds no list (whose `?` numbers depend on the draw).
+fn alone_slots(workload: &CustomWorkload, statements: &[String], sql: &str) -> Vec<usize> {
+    if Variants::of(workload, sql, 1).has_lists() {
         return Vec::new();
     }
-    let (table, lengths) = variants.nth(0);
-    let Some(insert) = plain_insert(&render(sql, workload, tables, table, &lengths)) else {
-        return Vec::new();
-    };
     let uses = |name: &str| {
         statements
             .iter()
@@ -90,40 +80,34 @@ fn candidates(
             .filter(|p| p.name == name)
             .count()
     };
-    insert
-        .columns
+    bound(workload, sql)
         .iter()
-        .filter_map(|(column, slot)| {
-            let (name, part, offset) = bound.get((*slot)?)?;
-            let alone = *part == Part::Whole && *offset == 0 && uses(name) == 1;
-            alone.then(|| {
-                (
-                    slot.unwrap_or_default(),
-                    format!("{}.{column}", insert.table),
-                )
-            })
-        })
+        .enumerate()
+        .filter(|(_, (name, part, offset))| *part == Part::Whole && *offset == 0 && uses(name) == 1)
+        .map(|(slot, _)| slot)
         .collect()
 }
 
-/// Whether the value at `slot` is the AUTO_INCREMENT column of the table of every text
-/// `sql` takes (each table number).
-fn assigned_everywhere(
+/// The `table.column` the value at `slot` binds in each text `sql` takes (each table
+/// number), when every one is a plain INSERT's and its table's AUTO_INCREMENT column;
+/// none otherwise. `counters` keeps each table's column as read.
+fn assigned_columns(
     conn: &mut Conn,
     counters: &mut BTreeMap<String, Option<String>>,
     workload: &CustomWorkload,
     sql: &str,
     tables: u32,
     slot: usize,
-) -> Result<bool, mysql::Error> {
+) -> Result<Option<Vec<String>>, mysql::Error> {
     let variants = Variants::of(workload, sql, tables);
+    let mut columns = Vec::new();
     for n in 0..variants.count() {
         let (table, lengths) = variants.nth(n);
         let Some(insert) = plain_insert(&render(sql, workload, tables, table, &lengths)) else {
-            return Ok(false);
+            return Ok(None);
         };
         let Some((column, _)) = insert.columns.iter().find(|(_, s)| *s == Some(slot)) else {
-            return Ok(false);
+            return Ok(None);
         };
         let counter = match counters.get(&insert.table) {
             Some(known) => known.clone(),
@@ -133,11 +117,13 @@ fn assigned_everywhere(
                 read
             }
         };
-        if !counter.is_some_and(|c| c.eq_ignore_ascii_case(column.trim_matches('`'))) {
-            return Ok(false);
+        if !counter.is_some_and(|c| c.eq_ignore_ascii_case(column)) {
+            return Ok(None);
         }
+        columns.push(format!("{}.{column}", insert.table));
     }
-    Ok(true)
+    columns.dedup();
+    Ok(Some(columns))
 }
 
 /// The AUTO_INCREMENT column of `table` (`db.t` or a table of the connection's
@@ -157,45 +143,48 @@ fn auto_increment_column(conn: &mut Conn, table: &str) -> Result<Option<String>,
 
 #[cfg(test)]
 mod tests {
-    use super::candidates;
+    use super::alone_slots;
     use crate::workload::custom::CustomWorkload;
 
     #[test]
-    fn only_a_value_of_its_own_in_a_plain_insert_is_a_candidate() {
+    fn only_a_value_of_its_own_in_its_transaction_may_be_left_to_the_server() {
         let workload = CustomWorkload::parse(
             r#"
 [params]
 id = { type = "choice", values = [7, 8] }
 tied = { type = "choice", values = [2] }
+own = { type = "int", min = 1, max = 9 }
 t = { type = "table", values = ["1", "2"] }
 ks = { type = "list", lengths = [2], values = [1, 2, 3] }
 [[transaction]]
 name = "new"
-statements = ["INSERT INTO orders{t} (id, k) VALUES ({id}, {id + 1})",
+statements = ["INSERT INTO orders{t} (id, k, n) VALUES ({id}, {id + 1}, {own})",
               "INSERT INTO items (order_id) VALUES ({tied})",
               "UPDATE items SET n = 1 WHERE order_id = {tied}",
-              "INSERT INTO lists (id) VALUES ({ks})",
+              "INSERT INTO lists (id, n) VALUES ({ks}, {own})",
               "INSERT INTO kept (n, id) VALUES (5, {id})"]
 "#,
             std::path::Path::new("w.toml"),
         )
         .unwrap();
         let statements = &workload.transactions[0].statements;
-        let of = |n: usize| candidates(&workload, statements, &statements[n], 2);
-        // {id} is used twice in the transaction (here and in `kept`): tied, kept.
-        assert_eq!(of(0), []);
-        assert_eq!(of(1), [], "{{tied}} is also the UPDATE's");
-        assert_eq!(of(3), [], "a list is never left to the server");
+        let of = |n: usize| alone_slots(&workload, statements, &statements[n]);
+        // {id} is used twice (here and in `kept`), {id + 1} has an offset; {own} is
+        // used in the list statement too, but that one never leaves a value.
+        assert_eq!(of(0), [] as [usize; 0]);
+        assert_eq!(of(1), [] as [usize; 0], "{{tied}} is also the UPDATE's");
+        assert_eq!(
+            of(3),
+            [] as [usize; 0],
+            "a statement with a list leaves nothing"
+        );
         let alone = CustomWorkload::parse(
             "[params]\nid = { type = \"int\", min = 1, max = 9 }\nt = { type = \"table\" }\n\
-             [[transaction]]\nname = \"n\"\nstatements = [\"INSERT INTO orders{t} (k, id) VALUES (3, {id})\"]\n",
+             [[transaction]]\nname = \"n\"\nstatements = [\"INSERT INTO orders{t} (k, id) VALUES ({id}, 3)\", \"SELECT 1\"]\n",
             std::path::Path::new("w.toml"),
         )
         .unwrap();
         let statements = &alone.transactions[0].statements;
-        assert_eq!(
-            candidates(&alone, statements, &statements[0], 2),
-            [(0, "orders1.id".to_string())]
-        );
+        assert_eq!(alone_slots(&alone, statements, &statements[0]), [0]);
     }
 }

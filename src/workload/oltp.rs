@@ -15,6 +15,7 @@ use std::sync::Arc;
 use mysql::prelude::Queryable;
 use mysql::{Conn, Value};
 
+use crate::workload::assigned_ids::Assigned;
 use crate::workload::check_sample::{Coverage, MIN_PER_CLASS, ReadSample};
 use crate::workload::event_log::{ClassId, ClassNames, EventLog, StatementKind};
 use crate::workload::random::{C_TEMPLATE, PAD_TEMPLATE, UniqueSequence, WorkloadRng};
@@ -230,6 +231,9 @@ pub(crate) struct SessionContext {
     pub(crate) threads: u32,
     /// Distinct ids for oltp_insert with client-generated ids.
     pub(crate) unique: Arc<UniqueSequence>,
+    /// A workload file's INSERT values this side's server assigns, read once before
+    /// the first round ([`crate::workload::assigned_ids`]).
+    pub(crate) assigned: Arc<[Assigned]>,
 }
 
 /// The prepared statements of a sysbench workload.

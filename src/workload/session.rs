@@ -6,7 +6,6 @@
 
 use mysql::Conn;
 
-use crate::workload::assigned_ids::server_assigned;
 use crate::workload::check_sample::{Coverage, Draw, ReadSample};
 use crate::workload::custom::CustomSession;
 use crate::workload::event_log::EventLog;
@@ -50,7 +49,7 @@ impl WorkloadSession {
                     spec.tables.rows,
                     spec.ps_mode == PsMode::Auto,
                 )?;
-                for found in server_assigned(conn, file, spec.tables.count)? {
+                for found in context.assigned.iter() {
                     session.leave_to_server(found.transaction, found.statement, found.slot);
                 }
                 Prepared::File(session)

@@ -108,6 +108,16 @@ impl Pair {
         (finished.code, finished.results, finished.output)
     }
 
+    /// Runs `statements` on both servers, in order.
+    fn on_both(&self, statements: &[&str]) {
+        for server in &self.servers {
+            let mut admin = server.admin().unwrap();
+            for sql in statements {
+                admin.query_drop(sql).unwrap();
+            }
+        }
+    }
+
     fn on_variant(&self, sql: &str) {
         self.servers[1].admin().unwrap().query_drop(sql).unwrap();
     }
@@ -660,23 +670,12 @@ statements = ["DELETE FROM orders WHERE id = {again}", "INSERT INTO orders (id, 
 fn captured_insert_ids_are_assigned_by_the_server_unless_the_transaction_ties_them() {
     let _lock = server_lock();
     let pair = Pair::start();
-    for server in &pair.servers {
-        let mut admin = server.admin().unwrap();
-        admin
-            .query_drop("CREATE DATABASE IF NOT EXISTS sbtest")
-            .unwrap();
-        admin
-            .query_drop(
-                "CREATE TABLE sbtest.orders (id INT AUTO_INCREMENT PRIMARY KEY, \
-                 customer INT NOT NULL, total INT NOT NULL) AUTO_INCREMENT = 50",
-            )
-            .unwrap();
-        admin
-            .query_drop(
-                "INSERT INTO sbtest.orders (id, customer, total) VALUES (1, 1, 10), (2, 2, 20)",
-            )
-            .unwrap();
-    }
+    pair.on_both(&[
+        "CREATE DATABASE IF NOT EXISTS sbtest",
+        "CREATE TABLE sbtest.orders (id INT AUTO_INCREMENT PRIMARY KEY, \
+         customer INT NOT NULL, total INT NOT NULL) AUTO_INCREMENT = 50",
+        "INSERT INTO sbtest.orders (id, customer, total) VALUES (1, 1, 10), (2, 2, 20)",
+    ]);
     let workload = pair.sandbox.write("captured.toml", CAPTURED_INSERTS);
     let workload = workload.to_str().unwrap();
     let md = pair.sandbox.path("report.md");
@@ -731,22 +730,13 @@ fn captured_insert_ids_are_assigned_by_the_server_unless_the_transaction_ties_th
 fn a_replay_that_writes_puts_the_tables_back_before_every_round_and_at_the_end() {
     let _lock = server_lock();
     let pair = Pair::start();
-    for server in &pair.servers {
-        let mut admin = server.admin().unwrap();
-        admin
-            .query_drop("CREATE DATABASE IF NOT EXISTS sbtest")
-            .unwrap();
-        admin
-            .query_drop(
-                "CREATE TABLE sbtest.orders (id INT AUTO_INCREMENT PRIMARY KEY, \
-                 customer INT NOT NULL, total INT NOT NULL, \
-                 doubled INT AS (total * 2) VIRTUAL) AUTO_INCREMENT = 50",
-            )
-            .unwrap();
-        admin
-            .query_drop("INSERT INTO sbtest.orders (id, customer, total) VALUES (1, 1, 10), (2, 2, 20), (6, 3, 30)")
-            .unwrap();
-    }
+    pair.on_both(&[
+        "CREATE DATABASE IF NOT EXISTS sbtest",
+        "CREATE TABLE sbtest.orders (id INT AUTO_INCREMENT PRIMARY KEY, \
+         customer INT NOT NULL, total INT NOT NULL, \
+         doubled INT AS (total * 2) VIRTUAL) AUTO_INCREMENT = 50",
+        "INSERT INTO sbtest.orders (id, customer, total) VALUES (1, 1, 10), (2, 2, 20), (6, 3, 30)",
+    ]);
     let state = || {
         pair.servers.each_ref().map(|s| {
             let mut admin = s.admin().unwrap();
