@@ -20,6 +20,9 @@ pub(crate) struct Target {
     pub(crate) admin: ConnectSpec,
     /// The managed server, stopped when the target is dropped.
     pub(crate) server: Option<ManagedServer>,
+    /// Whether this side runs on the other target's managed server (`--servers shared`):
+    /// abtest's own server, with no process of its own here.
+    pub(crate) borrowed: bool,
 }
 
 impl Target {
@@ -39,7 +42,29 @@ impl Target {
             client: server.client_spec(&plan.client),
             admin: server.admin_spec(),
             server: Some(server),
+            borrowed: false,
         }
+    }
+
+    /// `plan`'s side on this target's managed server, with its own client settings
+    /// (TLS, session): both sides on one server.
+    pub(crate) fn borrowed_by(&self, plan: &SidePlan) -> anyhow::Result<Target> {
+        let server = self
+            .server
+            .as_ref()
+            .context("only a managed server is shared")?;
+        Ok(Target {
+            side: plan.side,
+            client: server.client_spec(&plan.client),
+            admin: self.admin.clone(),
+            server: None,
+            borrowed: true,
+        })
+    }
+
+    /// Whether abtest started the server this side runs on.
+    pub(crate) fn is_managed(&self) -> bool {
+        self.server.is_some() || self.borrowed
     }
 
     /// A side backed by an external server; checks that it answers.
@@ -77,6 +102,7 @@ impl Target {
             admin: client.clone(),
             client,
             server: None,
+            borrowed: false,
         })
     }
 }

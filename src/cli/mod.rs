@@ -38,6 +38,7 @@ pub(crate) use values::*;
 
 use crate::db::errors::IgnoreErrors;
 use crate::placement::Placement;
+use crate::plan::ServerMode;
 use crate::report::formats::Format;
 use crate::schedule::{Connections, LevelOrder, RoundOrder};
 use crate::server::OnServerLoss;
@@ -414,6 +415,12 @@ pub(crate) struct ClientArgs {
     /// its background threads take no CPU from the measured side (on|off).
     #[arg(long, default_value = "off", value_parser = parse_switch, action = clap::ArgAction::Set, help_heading = "Client")]
     pub(crate) freeze_idle: bool,
+
+    /// Both managed sides on one server, each side's settings put in place before its
+    /// rounds (shared), a server per side (separate), or shared when the server can
+    /// change every difference while it runs (auto).
+    #[arg(long, value_parser = choice::<ServerMode>(), default_value = "auto", help_heading = "Sides")]
+    pub(crate) servers: ServerMode,
 
     /// Keep each side's connections from round to round (persistent), or open them
     /// for every round (per-round, with the full warm-up each time).

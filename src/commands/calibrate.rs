@@ -20,6 +20,10 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
         .map(String::from)
         .to_vec();
     words.extend(["--instances".into(), instances, "--max-time".into(), budget]);
+    // The calibration is of two servers of one configuration: never one shared.
+    if !args.run_options.iter().any(|o| o.starts_with("--servers")) {
+        words.extend(["--servers".into(), "separate".into()]);
+    }
     if let Some(json) = &args.json {
         words.extend(["--json".into(), json.display().to_string()]);
     }
@@ -36,7 +40,7 @@ pub(crate) fn execute(args: &CalibrateArgs) -> anyhow::Result<i32> {
         crate::terminal::warning(warning);
     }
     if cli.run.dry_run {
-        crate::terminal::stdout(&plan.describe());
+        crate::terminal::stdout(&plan.describe(None));
         return Ok(exit::SUCCESS);
     }
     if args.instances < 4 {

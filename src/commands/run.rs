@@ -39,7 +39,8 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
         crate::terminal::note(format_args!("notice: {}", crate::plan::AA_NOTICE));
     }
     if args.dry_run {
-        crate::terminal::stdout(&plan.describe());
+        let servers = runner::shared::describe(&plan)?;
+        crate::terminal::stdout(&plan.describe(servers.as_deref()));
         return Ok(exit::SUCCESS);
     }
     runner::interrupt::install();

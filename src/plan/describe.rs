@@ -9,10 +9,12 @@ use crate::server::defaults_file::FileOption;
 use crate::stats::sequential::Until;
 
 impl Plan {
-    /// Human-readable plan for `--dry-run`: a line (or a few) per part.
-    pub(crate) fn describe(&self) -> String {
+    /// Human-readable plan for `--dry-run`: a line (or a few) per part; `servers` says
+    /// whether the managed sides share one server (the server's answer, when it took one).
+    pub(crate) fn describe(&self, servers: Option<&str>) -> String {
         let mut out: String = self.sides.iter().map(|s| self.side_lines(s)).collect();
         let lines = [
+            servers.map(String::from),
             self.is_aa().then(|| format!("notice    {AA_NOTICE}")),
             Some(format!("workload  {}", self.workload.describe())),
             self.classes_line(),

@@ -76,7 +76,23 @@ pub(crate) fn external(rounds: u32, levels: &[u32]) -> Plan {
         sequential: None,
         segment: None,
         command_line: String::new(),
+        servers: super::ServerMode::Auto,
         warnings: Vec::new(),
         class_numbers: Vec::new(),
     }
+}
+
+/// The same plan against two managed servers of the system install, set up alike.
+pub(crate) fn managed(rounds: u32, levels: &[u32]) -> Plan {
+    let mut plan = external(rounds, levels);
+    for side in &mut plan.sides {
+        side.target = TargetSpec::Managed {
+            binary: PathBuf::from("/usr/sbin/mariadbd"),
+            tree: None,
+            options: Default::default(),
+            redirects: Default::default(),
+            defaults_file: None,
+        };
+    }
+    plan
 }

@@ -25,10 +25,12 @@ use crate::stats::sequential::{Design, Until};
 use crate::thread_policy::ClientSched;
 use crate::workload::WorkloadSpec;
 
+pub(crate) mod arrangement;
 mod describe;
 #[cfg(test)]
 pub(crate) mod example;
 mod outputs;
+mod server_mode;
 mod validate;
 
 /// The most client threads in one level: MariaDB's max_connections stops at 100 000.
@@ -41,6 +43,7 @@ pub(crate) const MAX_ROUNDS: u32 = 100_000;
 pub(crate) const MAX_ROUND_PART: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
 
 pub(crate) use outputs::Outputs;
+pub(crate) use server_mode::ServerMode;
 
 /// Everything needed to run an experiment, resolved and validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -76,6 +79,10 @@ pub(crate) struct Plan {
     /// This process's part of a run split over several client hosts (`--segment`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) segment: Option<Segment>,
+    /// Whether two managed sides share one server (`--servers`; `separate`, what ran,
+    /// in files older than the option).
+    #[serde(default = "separate_servers")]
+    pub(crate) servers: ServerMode,
     /// The command line that reproduces this run (never holds a secret).
     pub(crate) command_line: String,
     /// Problems worth a warning that do not stop the run.
@@ -170,6 +177,10 @@ impl ClientOptions {
             Coverage::Spread(self.check_results)
         }
     }
+}
+
+fn separate_servers() -> ServerMode {
+    ServerMode::Separate
 }
 
 fn connections_per_round() -> Connections {

@@ -31,6 +31,7 @@ impl Plan {
         )?;
         check_answers_can_be_compared(&self.workload, &self.client)?;
         check_classes_can_be_timed(self)?;
+        super::arrangement::check_shared(self)?;
         Ok(())
     }
 

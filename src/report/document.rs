@@ -161,6 +161,15 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
                 verdict_column: None,
             });
         }
+        if let Some(servers) = &record.servers {
+            let mut text = servers.sentence();
+            if let Some(ms) = median_put_in_place_ms(&record.rounds) {
+                text.push_str(&format!(
+                    ". Putting a side's settings in place took a median {ms:.1} ms a round"
+                ));
+            }
+            markup.paragraph(&format!("{text}."));
+        }
         for (title, rows) in sections::defaults_files(record) {
             markup.section(&title);
             markup.table(&Table {
@@ -223,6 +232,16 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
         markup.code(&command);
     }
     Ok(markup.finish())
+}
+
+/// The median time putting a side's settings in place on a shared server took a round.
+fn median_put_in_place_ms(rounds: &[crate::results::RoundRecord]) -> Option<f64> {
+    let mut ms: Vec<f64> = rounds
+        .iter()
+        .filter_map(|r| r.server_settings.as_ref().map(|s| s.put_in_place_ms))
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    ms.get(ms.len() / 2).copied()
 }
 
 fn results_table(view: &ReportView<'_>, family: Family, id: &'static str) -> Table {

@@ -81,6 +81,7 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         sequential,
         outputs: cli.outputs.outputs.saved(),
         segment: split::segment(&cli.segment)?,
+        servers: cli.client.servers,
         command_line,
         warnings,
         class_numbers,

@@ -32,6 +32,7 @@ mod record;
 mod round;
 mod sampling;
 mod schema;
+pub(crate) mod servers;
 mod storage;
 
 pub(crate) use file::{ResultsFile, ResultsOf};

@@ -102,6 +102,9 @@ pub(crate) struct RunRecord {
     /// replay sent as NULL, for the baseline's server to assign.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) assigned_ids: Vec<String>,
+    /// One managed server for both sides, or a server each and why (two managed sides).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) servers: Option<super::servers::ServerArrangement>,
     /// The segments a merged run was joined from (`abtest merge`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) segments: Vec<SegmentSource>,

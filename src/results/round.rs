@@ -169,6 +169,10 @@ pub(crate) struct RoundRecord {
     /// Open-loop figures, when `--rate` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) open_loop: Option<OpenLoop>,
+    /// The side's settings put in place and read back on the shared server before the
+    /// round (`--servers shared`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) server_settings: Option<super::servers::RoundSettings>,
     /// Whether the round ran on the other side's server (`--swap`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) swapped: bool,
@@ -233,6 +237,7 @@ impl RoundRecord {
             connections_opened: None,
             start_offset_ms: None,
             instance: None,
+            server_settings: None,
             swapped: false,
             open_loop: None,
             client_threads: None,

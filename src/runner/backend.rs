@@ -133,6 +133,10 @@ pub(crate) struct Servers<'a> {
     pub(crate) restores_s: Vec<f64>,
     /// Each server's INSERT values it assigns, by target ([`super::insert_ids`]).
     pub(crate) assigned: [Arc<[Assigned]>; 2],
+    /// What changes between the sides when both run on one managed server.
+    shared: Option<&'a crate::server::switches::Switches>,
+    /// The side's settings as read back before its coming round, for the round's record.
+    settled: Option<crate::results::servers::RoundSettings>,
 }
 
 impl<'a> Servers<'a> {
@@ -168,7 +172,50 @@ impl<'a> Servers<'a> {
             written: [false; 2],
             restores_s: Vec::new(),
             assigned: [Arc::from([]), Arc::from([])],
+            shared: None,
+            settled: None,
         }
+    }
+
+    /// Both sides run on one managed server: `switches` are put in place before each
+    /// side's round hooks, and read back.
+    pub(crate) fn share(&mut self, switches: &'a crate::server::switches::Switches) {
+        self.shared = Some(switches);
+    }
+
+    /// Puts `side`'s settings in place on the shared server and reads them back; the
+    /// readings wait for the side's round. A mismatch is an error: the round would not
+    /// measure the side.
+    fn put_in_place(&mut self, side: Side) -> anyhow::Result<()> {
+        let Some(switches) = self.shared else {
+            return Ok(());
+        };
+        let started = std::time::Instant::now();
+        let mut conn = self.targets[0]
+            .admin
+            .connect()
+            .with_context(|| format!("{side}: connecting to the shared server"))?;
+        let read_back = switches.put_in_place(&mut conn, side)?;
+        self.settled = Some(crate::results::servers::RoundSettings {
+            put_in_place_ms: started.elapsed().as_secs_f64() * 1000.0,
+            read_back,
+        });
+        Ok(())
+    }
+
+    /// The target whose managed server target `index` runs on: itself, or the other one
+    /// when both sides share its server.
+    fn owner_of(&self, index: usize) -> usize {
+        if self.targets[index].borrowed {
+            1 - index
+        } else {
+            index
+        }
+    }
+
+    /// The process id of the managed server target `index` runs on.
+    fn server_pid(&self, index: usize) -> Option<u32> {
+        self.targets[self.owner_of(index)].server.as_ref()?.pid()
     }
 
     /// Makes the rounds run `workload` instead of the plan's.
@@ -334,6 +381,9 @@ impl<'a> Servers<'a> {
 
 impl Backend for Servers<'_> {
     fn hooks(&mut self, side: Side, point: HookPoint) -> anyhow::Result<()> {
+        if point == HookPoint::BeforeRound {
+            self.put_in_place(side)?;
+        }
         let hooks = &self.plan.side(side).hooks;
         let statements = match point {
             HookPoint::Setup => &hooks.setup,
@@ -403,16 +453,17 @@ impl Backend for Servers<'_> {
             swapped: self.swap.is_swapped(),
         };
         let mut probe =
-            ServerProbe::open(&target.admin, target.server.as_ref().and_then(|s| s.pid()));
+            ServerProbe::open(&target.admin, self.server_pid(self.server_of(slot.side)));
         let frozen = other.filter(|_| plan.client.freeze_idle).map(Frozen::stop);
-        let record = run_round(&spec, self.stop, &mut probe, &mut side_pool.pool, keep);
+        let mut record = run_round(&spec, self.stop, &mut probe, &mut side_pool.pool, keep);
         drop(frozen);
+        record.server_settings = self.settled.take();
         self.pools[slot.side as usize] = Some(side_pool);
         Ok(record)
     }
 
     fn server_lost(&self, side: Side) -> bool {
-        self.targets[self.server_of(side)]
+        self.targets[self.owner_of(self.server_of(side))]
             .server
             .as_ref()
             .is_some_and(|s| !s.is_alive())
@@ -448,7 +499,8 @@ impl Backend for Servers<'_> {
 
     fn restart(&mut self, side: Side) -> anyhow::Result<()> {
         let plan = self.plan;
-        let index = self.server_of(side);
+        let index = self.owner_of(self.server_of(side));
+        let shared = self.shared.is_some();
         self.pools[side as usize] = None;
         self.targets[index].server = None;
         let served = &plan.sides[index];
@@ -457,9 +509,22 @@ impl Backend for Servers<'_> {
         target.client.io_timeout = plan.client.query_timeout;
         target.admin.io_timeout = plan.client.query_timeout;
         self.targets[index] = target;
+        if shared {
+            // The other side follows onto the new process; its settings are put in
+            // place again before its next round, as before every round.
+            let mut other = self.targets[index].borrowed_by(&plan.sides[1 - index])?;
+            other.client.io_timeout = plan.client.query_timeout;
+            other.admin.io_timeout = plan.client.query_timeout;
+            self.targets[1 - index] = other;
+        }
         super::prepare::prepare_data(plan, self.targets)?;
         if plan.schedule.instances > 1 {
             self.targets[index].keep_prepared(served, plan.max_threads())?;
+        }
+        if shared {
+            return Side::BOTH
+                .into_iter()
+                .try_for_each(|s| self.hooks(s, HookPoint::Setup));
         }
         self.hooks(side, HookPoint::Setup)
     }

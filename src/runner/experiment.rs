@@ -19,6 +19,7 @@ use crate::results::{
     self, Judgement, ResultsFile, RoundStatus, RunRecord, RunStatus, SideInfo, Stage,
 };
 use crate::server::facts::{self, ServerFacts};
+use crate::server::switches::Switches;
 use crate::side::Side;
 use crate::target::Target;
 
@@ -74,6 +75,7 @@ pub(super) fn new_results(plan: &Plan) -> ResultsFile {
             instance_switches_s: Vec::new(),
             data_restore: None,
             assigned_ids: Vec::new(),
+            servers: None,
             result_check: None,
             prepare_check: None,
             class_timing: None,
@@ -113,14 +115,20 @@ fn run_with_results(
     started: &mut bool,
 ) -> anyhow::Result<()> {
     segments::check_not_late(plan)?;
-    let mut targets = open_targets(plan)?;
+    let super::shared::Opened {
+        mut targets,
+        shared,
+        arrangement,
+    } = open_targets(plan)?;
+    let switches = shared.as_ref().map(|s| &s.switches);
     if targets.iter().all(|t| t.server.is_some()) {
         results.record.started_first = Some(first_started(plan.seed));
     }
+    results.record.servers = arrangement;
     if resuming {
-        check_same_servers(&targets, &results.record)?;
+        check_same_servers(&targets, switches, &results.record)?;
     } else {
-        read_facts(&targets, &mut results.record);
+        read_facts(&targets, switches, &mut results.record);
     }
     let per_connection = crate::workload::session::prepared_per_connection(&plan.workload);
     for target in &targets {
@@ -140,7 +148,7 @@ fn run_with_results(
         interrupt::restore_from(file);
     }
     let swap = Swap::new(&snapshots);
-    let rounds = prepare_and_run(plan, &mut targets, results, &swap);
+    let rounds = prepare_and_run(plan, &mut targets, results, &swap, switches);
     warn_if_data_changed(plan, &mut results.record);
     let undone = if segments::leads(plan) {
         swap.undo_settings(plan, &targets)
@@ -156,6 +164,9 @@ fn run_with_results(
             info.not_restored.push(left);
         }
     }
+    if let Some(shared) = &shared {
+        end_shared(&targets[0], shared, &mut results.record);
+    }
     let confined = targets
         .iter()
         .try_for_each(|t| t.check_confined("the teardown hooks, at the end of the run"));
@@ -164,9 +175,13 @@ fn run_with_results(
 }
 
 /// Refuses to resume against servers whose configuration changed since the run started.
-fn check_same_servers(targets: &[Target; 2], record: &RunRecord) -> anyhow::Result<()> {
+fn check_same_servers(
+    targets: &[Target; 2],
+    switches: Option<&Switches>,
+    record: &RunRecord,
+) -> anyhow::Result<()> {
     for target in targets {
-        let now = server_facts(target)
+        let now = server_facts(target, switches)
             .with_context(|| format!("{}: reading server facts to resume", target.side))?;
         let Some(before) = record
             .sides
@@ -204,11 +219,29 @@ fn check_same_servers(targets: &[Target; 2], record: &RunRecord) -> anyhow::Resu
 }
 
 /// What a side's server is: read over an administrator and a client connection (the
-/// client's, for the TLS it really uses).
-fn server_facts(target: &Target) -> Result<ServerFacts, mysql::Error> {
+/// client's, for the TLS it really uses); on a shared server, with the side's settings
+/// put in place first.
+fn server_facts(target: &Target, switches: Option<&Switches>) -> anyhow::Result<ServerFacts> {
     let mut admin = target.admin.connect()?;
+    if let Some(switches) = switches {
+        switches.put_in_place(&mut admin, target.side)?;
+    }
     let mut client = target.client.connect()?;
-    ServerFacts::read(&mut admin, &mut client)
+    Ok(ServerFacts::read(&mut admin, &mut client)?)
+}
+
+/// Puts the shared server back as it was before anything was switched, and records
+/// whether it ended as it began; what is left is a warning.
+fn end_shared(server: &Target, shared: &super::shared::Shared, record: &mut RunRecord) {
+    let outcome = crate::server::restore::restore_server(&server.admin, &shared.snapshot);
+    for left in &outcome.left {
+        let warning = format!("the shared server did not end as it began: {left}");
+        crate::terminal::warning(&warning);
+        record.warnings.push(warning);
+    }
+    if let Some(servers) = record.servers.as_mut() {
+        servers.ended_as_began = Some(outcome.left.is_empty());
+    }
 }
 
 /// The side whose managed server starts first: chosen by the seed, so that whatever a
@@ -221,21 +254,20 @@ fn first_started(seed: u64) -> Side {
     }
 }
 
-/// Starts (or connects to) both sides; if either fails, the other is stopped.
-fn open_targets(plan: &Plan) -> anyhow::Result<[Target; 2]> {
-    crate::terminal::note(format_args!("starting both sides"));
-    let first = first_started(plan.seed);
-    let mut targets = crate::target::open_both(&plan.sides, plan.max_threads(), first)?;
-    for target in &mut targets {
+/// Starts (or connects to) both sides, on one shared server where it serves both; if
+/// either fails, the other is stopped.
+fn open_targets(plan: &Plan) -> anyhow::Result<super::shared::Opened> {
+    let mut opened = super::shared::open(plan, first_started(plan.seed))?;
+    for target in &mut opened.targets {
         target.client.io_timeout = plan.client.query_timeout;
         target.admin.io_timeout = plan.client.query_timeout;
     }
-    Ok(targets)
+    Ok(opened)
 }
 
-fn read_facts(targets: &[Target; 2], record: &mut RunRecord) {
+fn read_facts(targets: &[Target; 2], switches: Option<&Switches>, record: &mut RunRecord) {
     for target in targets {
-        match server_facts(target) {
+        match server_facts(target, switches) {
             Ok(found) => {
                 if let Some(notice) = target.client.fallback_notice(&found.tls_cipher) {
                     let message = format!("{}: {notice}", target.side);
@@ -331,6 +363,7 @@ fn prepare_and_run(
     targets: &mut [Target; 2],
     results: &mut ResultsFile,
     swap: &Swap<'_>,
+    switches: Option<&Switches>,
 ) -> anyhow::Result<()> {
     let leads = segments::leads(plan);
     if leads {
@@ -341,6 +374,9 @@ fn prepare_and_run(
     }
     let stop = crate::stop::flag();
     let mut servers = Servers::new(plan, targets, swap, stop);
+    if let Some(switches) = switches {
+        servers.share(switches);
+    }
     for side in Side::BOTH.into_iter().filter(|_| leads) {
         servers.hooks(side, HookPoint::Setup)?;
     }
@@ -487,7 +523,10 @@ fn check_results(plan: &Plan, servers: &mut Servers<'_>) -> anyhow::Result<Resul
         !samples.is_empty(),
         "--check-results: the workload has no read statement to compare"
     );
-    let one_server = crate::plan::one_external_server(&plan.sides);
+    // One server, external or shared: each side's pass runs after its settings.
+    let one_server = servers.targets[0]
+        .client
+        .same_server(&servers.targets[1].client);
     let before = servers.targets.each_ref().map(|t| checksums(plan, t));
     let marked = plan
         .workload

@@ -19,5 +19,6 @@ mod quarantine;
 pub(crate) mod round;
 pub(crate) mod round_loop;
 pub(crate) mod segments;
+pub(crate) mod shared;
 mod swap;
 pub(crate) mod worker;

@@ -14,7 +14,7 @@ use crate::workload::schema;
 pub(super) fn prepare_data(plan: &Plan, targets: &[Target; 2]) -> anyhow::Result<()> {
     let prepare = |t: &Target| {
         let replays_writes = plan.workload.writes() && !plan.client.check_only;
-        if t.server.is_none() && replays_writes && !plan.allow_foreign_tables {
+        if !t.is_managed() && replays_writes && !plan.allow_foreign_tables {
             schema::check_foreign_tables(&t.client, &plan.workload, plan.max_threads())
                 .with_context(|| {
                     format!("{}: checking the database before a write workload", t.side)

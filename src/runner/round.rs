@@ -345,6 +345,7 @@ fn build_record(
         switch_ms: timing.switch.map(|d| d.as_secs_f64() * 1000.0),
         connections_opened: Some(known.connections_opened),
         instance: spec.instance,
+        server_settings: None,
         swapped: spec.swapped,
         start_offset_ms: spec
             .window

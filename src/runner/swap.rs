@@ -110,7 +110,7 @@ pub(super) fn snapshots(
             .get(&target.side)
             .and_then(|s| s.globals.clone());
         let snapshot = match saved {
-            _ if target.server.is_some() || !super::segments::leads(plan) => None,
+            _ if target.is_managed() || !super::segments::leads(plan) => None,
             Some(saved) => Some(saved),
             None => Some(read_snapshot(target)?),
         };

@@ -17,6 +17,7 @@ pub(crate) mod probe;
 pub mod process;
 pub(crate) mod restore;
 pub mod sandbox;
+pub(crate) mod switches;
 pub mod tls;
 pub(crate) mod write_paths;
 

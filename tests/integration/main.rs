@@ -26,6 +26,7 @@ mod scripts;
 mod secrets;
 mod security;
 mod segments;
+mod shared_server;
 mod support;
 mod sweep;
 mod sysbench_bridge;

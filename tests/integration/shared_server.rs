@@ -1,0 +1,179 @@
+//! Both managed sides on one server (`--servers auto|shared|separate`): each side's
+//! settings are put in place and read back before every one of its rounds, a difference
+//! only a restart makes keeps two servers and says which, and the shared server ends as
+//! it began.
+
+use serde_json::Value;
+
+use crate::support::{QUICK, Sandbox, server_lock, text};
+
+/// The rounds' read-back value of `name`, by side, in run order.
+fn read_back<'a>(results: &'a Value, name: &str) -> Vec<(&'a str, &'a str)> {
+    results["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let side = r["side"].as_str().unwrap();
+            let value = r["server_settings"]["read_back"][name].as_str();
+            (
+                side,
+                value.unwrap_or_else(|| panic!("{name} not read back: {r}")),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn one_server_runs_each_side_with_its_own_settings_read_back_every_round() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut args = vec![
+        "--baseline",
+        "examples/durability/relaxed.toml",
+        "--variant",
+        "examples/durability/durable.toml",
+        "--workload",
+        "oltp_write_only",
+        "--threads",
+        "2",
+        "--rounds",
+        "2",
+        "--seed",
+        "3",
+    ];
+    args.extend(QUICK);
+    let finished = sandbox.run_json(&args);
+    assert_eq!(finished.code, Some(0), "{}", finished.output);
+    crate::support::assert_valid_results(&finished.results);
+    let results = &finished.results;
+    assert_eq!(results["servers"]["shared"], true, "{}", results["servers"]);
+    assert_eq!(
+        results["servers"]["ended_as_began"], true,
+        "{}",
+        finished.output
+    );
+    for name in ["sync_binlog", "innodb_flush_log_at_trx_commit"] {
+        let values = read_back(results, name);
+        assert_eq!(values.len(), 4);
+        for (side, value) in values {
+            let expected = if side == "baseline" { "0" } else { "1" };
+            assert_eq!(value, expected, "{name} in a {side} round");
+        }
+    }
+    for round in results["rounds"].as_array().unwrap() {
+        let ms = round["server_settings"]["put_in_place_ms"]
+            .as_f64()
+            .unwrap();
+        assert!(ms > 0.0 && ms < 60_000.0, "{round}");
+    }
+    // Each side's facts were read with its settings in place: the difference shows.
+    let differences: Vec<&str> = results["differences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert!(differences.contains(&"sync_binlog"), "{differences:?}");
+    assert!(
+        finished
+            .output
+            .contains("starting one server for both sides"),
+        "{}",
+        finished.output
+    );
+    let report = sandbox.run(&[
+        "analyze",
+        sandbox.path("results.json").to_str().unwrap(),
+        "--format",
+        "markdown",
+    ]);
+    let (stdout, _) = text(&report);
+    assert!(
+        stdout.contains("Both sides ran on one managed server.")
+            && stdout.contains("sync_binlog: baseline 0, variant 1")
+            && stdout.contains("The server ended as it began"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_plugin_the_server_cannot_unload_stays_loaded_and_switched_off_for_the_baseline() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let mut args = vec![
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb-audit.toml",
+        "--workload",
+        "oltp_point_select",
+        "--threads",
+        "2",
+        "--rounds",
+        "2",
+    ];
+    args.extend(QUICK);
+    let finished = sandbox.run_json(&args);
+    assert_eq!(finished.code, Some(0), "{}", finished.output);
+    let results = &finished.results;
+    assert_eq!(results["servers"]["shared"], true, "{}", results["servers"]);
+    assert_eq!(
+        results["servers"]["ended_as_began"], true,
+        "{}",
+        finished.output
+    );
+    let notes = results["servers"]["notes"].to_string();
+    assert!(
+        notes.contains("server_audit.so loaded and switched off"),
+        "{notes}"
+    );
+    for (side, value) in read_back(results, "server_audit_logging") {
+        let expected = if side == "baseline" { "0" } else { "1" };
+        assert_eq!(value, expected, "server_audit_logging in a {side} round");
+    }
+    for (side, value) in read_back(results, "plugin server_audit.so") {
+        assert_eq!(value, "loaded", "the plugin in a {side} round");
+    }
+}
+
+#[test]
+fn a_difference_only_a_restart_makes_keeps_two_servers_and_says_which() {
+    let sandbox = Sandbox::new();
+    let pair = [
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb-threadpool.toml",
+    ];
+    let dry = sandbox.run(&[&pair[..], &["--dry-run"]].concat());
+    let (stdout, stderr) = text(&dry);
+    assert_eq!(dry.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("servers   a managed server per side: `thread_handling` is read-only"),
+        "{stdout}"
+    );
+    let shared = sandbox.run(&[&pair[..], &["--servers", "shared", "--dry-run"]].concat());
+    let (stdout, stderr) = text(&shared);
+    assert_eq!(shared.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("--servers shared: one server cannot serve both sides")
+            && stderr.contains("thread_handling")
+            && stderr.contains("--servers separate"),
+        "{stderr}"
+    );
+    let separate = sandbox.run(&[
+        "--baseline",
+        "examples/durability/relaxed.toml",
+        "--variant",
+        "examples/durability/durable.toml",
+        "--servers",
+        "separate",
+        "--dry-run",
+    ]);
+    let (stdout, _) = text(&separate);
+    assert!(
+        stdout.contains("servers   a managed server per side: --servers separate"),
+        "{stdout}"
+    );
+}
