@@ -64,7 +64,14 @@ impl Plan {
         else {
             return None;
         };
-        if (binary, tree) != (binary_b, tree_b) {
+        if binary == binary_b && tree != tree_b {
+            return Some(
+                "the sides run from different install trees ([server] basedir), which change \
+                 only with a restart"
+                    .into(),
+            );
+        }
+        if binary != binary_b {
             return Some(format!(
                 "the sides run different server binaries ({} and {}), and a binary changes \
                  only with a restart",
@@ -88,6 +95,15 @@ impl Plan {
         }
         if a.cpus != b.cpus {
             return Some("--cpus gives each side's server its own CPUs".into());
+        }
+        let (hooks, hooks_b) = (&a.hooks, &b.hooks);
+        if (&hooks.setup, &hooks.teardown) != (&hooks_b.setup, &hooks_b.teardown) {
+            return Some(
+                "the profiles' setup or teardown hooks differ, and on one server what one \
+                 side's setup does would act on the other side's rounds too (round hooks \
+                 run around each side's own rounds and may differ)"
+                    .into(),
+            );
         }
         if self.client.class_timing.is_some() {
             return Some(
@@ -215,6 +231,13 @@ mod tests {
         };
         assert!(reason.contains("different server binaries"), "{reason}");
         assert!(reason.contains("/opt/mysql-8.0/bin/mysqld"), "{reason}");
+
+        let mut plan = managed(&[]);
+        plan.sides[1].hooks.setup = vec!["SET GLOBAL sync_binlog = 1".into()];
+        assert!(matches!(plan.layout(), Layout::Separate(r) if r.contains("setup or teardown")));
+        plan.sides[1].hooks.setup.clear();
+        plan.sides[1].hooks.before_round = vec!["SET GLOBAL sync_binlog = 1".into()];
+        assert_eq!(plan.layout(), Layout::Shareable(vec![]));
 
         let mut plan = managed(&[]);
         plan.client.freeze_idle = true;

@@ -169,6 +169,7 @@ pub(crate) fn render(view: &ReportView<'_>, markup: &mut dyn Markup) -> anyhow::
                 ));
             }
             markup.paragraph(&format!("{text}."));
+            markup.list(&servers.switched);
         }
         for (title, rows) in sections::defaults_files(record) {
             markup.section(&title);

@@ -39,7 +39,8 @@ pub(crate) struct RoundSettings {
 }
 
 impl ServerArrangement {
-    /// The report's sentence on the servers.
+    /// The report's paragraph on the servers; what was switched follows it as a list
+    /// ([`ServerArrangement::switched`]).
     pub(crate) fn sentence(&self) -> String {
         if !self.shared {
             return match &self.separate_because {
@@ -52,16 +53,11 @@ impl ServerArrangement {
              each side connected with its own client settings"
                 .to_string()
         } else {
-            format!(
-                "Both sides ran on one managed server. Before each round abtest put the side's \
-                 settings in place and read them back ({}); the first seconds after each switch \
-                 are the warm-up, which is not measured",
-                self.switched.join("; ")
-            )
+            "Both sides ran on one managed server. Before each round abtest put the side's \
+             settings in place and read them back, as listed below; the first seconds after \
+             each switch are the warm-up, which is not measured"
+                .to_string()
         };
-        for note in &self.notes {
-            text.push_str(&format!(". Note: {note}"));
-        }
         match self.ended_as_began {
             Some(true) => text.push_str(". The server ended as it began"),
             Some(false) => text.push_str(". The server did not end as it began (see the warnings)"),
@@ -76,7 +72,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_sentence_says_what_was_switched_and_what_the_baseline_ran_with() {
+    fn the_sentence_says_one_server_or_two_and_how_the_shared_one_ended() {
         let mut servers = ServerArrangement {
             shared: true,
             separate_because: None,

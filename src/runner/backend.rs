@@ -137,6 +137,8 @@ pub(crate) struct Servers<'a> {
     shared: Option<&'a crate::server::switches::Switches>,
     /// The side's settings as read back before its coming round, for the round's record.
     settled: Option<crate::results::servers::RoundSettings>,
+    /// The side whose settings the shared server holds now.
+    put_for: Option<Side>,
 }
 
 impl<'a> Servers<'a> {
@@ -174,6 +176,7 @@ impl<'a> Servers<'a> {
             assigned: [Arc::from([]), Arc::from([])],
             shared: None,
             settled: None,
+            put_for: None,
         }
     }
 
@@ -196,6 +199,11 @@ impl<'a> Servers<'a> {
             .connect()
             .with_context(|| format!("{side}: connecting to the shared server"))?;
         let read_back = switches.put_in_place(&mut conn, side)?;
+        // A side's own settings may reach further than the other's (a path, a plugin's
+        // port): the process is checked again whenever the side changes.
+        if self.put_for.replace(side) != Some(side) {
+            self.targets[0].check_confined(&format!("the {side}'s settings were put in place"))?;
+        }
         self.settled = Some(crate::results::servers::RoundSettings {
             put_in_place_ms: started.elapsed().as_secs_f64() * 1000.0,
             read_back,
@@ -390,14 +398,16 @@ impl Backend for Servers<'_> {
             HookPoint::BeforeRound => &hooks.before_round,
             HookPoint::AfterRound => &hooks.after_round,
         };
-        let target = &self.targets[self.server_of(side)];
-        hooks::run(&target.admin, side, point.as_str(), statements)?;
+        let index = self.server_of(side);
+        hooks::run(&self.targets[index].admin, side, point.as_str(), statements)?;
         // Between rounds only hooks can have changed the server: with none, nothing is
         // read (a few logins and a /proc scan a round); the end of the run checks anyway.
         if statements.is_empty() && point != HookPoint::Setup {
             return Ok(());
         }
-        target.check_confined(&format!("the {side} {} hooks", point.as_str()))
+        // On a shared server the check is of the process itself, whichever side's hooks ran.
+        self.targets[self.owner_of(index)]
+            .check_confined(&format!("the {side} {} hooks", point.as_str()))
     }
 
     fn round(

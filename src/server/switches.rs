@@ -207,7 +207,14 @@ impl Switches {
     ) -> Result<Option<String>, mysql::Error> {
         self.apply(conn, side)?;
         for switch in &mut self.variables {
-            let read = read_global(conn, &switch.name)?;
+            let target = match &switch.set[side as usize] {
+                Setting::To(value) => Some(value.clone()),
+                Setting::Default => default_value(conn, &switch.name)?,
+                Setting::Absent => None,
+            };
+            let read = settled(conn, &switch.name, |read| {
+                target.as_deref().is_none_or(|t| same_setting(t, read))
+            })?;
             if let Setting::To(value) = &switch.set[side as usize]
                 && !same_setting(value, &read)
             {
@@ -273,8 +280,8 @@ impl Switches {
             if switch.set[side as usize] == Setting::Absent {
                 continue;
             }
-            let now = read_global(conn, &switch.name)?;
             let expected = &switch.expect[side as usize];
+            let now = settled(conn, &switch.name, |read| read == expected)?;
             if &now != expected {
                 anyhow::bail!(
                     "{side}: the shared server reads `{}` back as '{now}' where the {side} runs \
@@ -441,6 +448,35 @@ fn variable_switch(
         set,
         expect: Default::default(),
     })
+}
+
+/// How long a value may take to reach what was set: a buffer resized online is
+/// resized by a background thread, and its variable follows when it is done.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A global's value once `done` says it is what was set, or when [`SETTLE`] is over:
+/// the last value read.
+fn settled(
+    conn: &mut mysql::Conn,
+    name: &str,
+    done: impl Fn(&str) -> bool,
+) -> Result<String, mysql::Error> {
+    let deadline = std::time::Instant::now() + SETTLE;
+    let mut read = read_global(conn, name)?;
+    while !done(&read) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        read = read_global(conn, name)?;
+    }
+    Ok(read)
+}
+
+/// The compiled default of a variable, as the server lists it (none for some).
+fn default_value(conn: &mut mysql::Conn, name: &str) -> Result<Option<String>, mysql::Error> {
+    let value: Option<Option<String>> = conn.exec_first(
+        "SELECT DEFAULT_VALUE FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = ?",
+        (name.to_ascii_uppercase(),),
+    )?;
+    Ok(value.flatten())
 }
 
 /// A global's value as text (NULL as empty).

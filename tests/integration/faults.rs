@@ -215,7 +215,7 @@ fn a_signal_during_the_data_load_stops_it() {
         "--round-time",
         "1s",
     ]);
-    running.wait_output("starting both sides", Duration::from_secs(60));
+    running.wait_output("both sides", Duration::from_secs(60));
     std::thread::sleep(Duration::from_secs(3));
     running.signal(libc::SIGUSR1);
     running.expect_exit(130, Duration::from_secs(60));
@@ -502,9 +502,23 @@ fn resume_continues_from_the_next_round_and_refuses_a_changed_plan() {
 
 #[test]
 fn on_server_loss_retry_restarts_the_server_and_reruns_the_round() {
+    retry_after_the_server_is_lost("separate", "variant");
+}
+
+#[test]
+fn on_server_loss_retry_restarts_a_shared_server_for_both_sides() {
+    // The one server's directory is named for the baseline, whose launch started it.
+    retry_after_the_server_is_lost("shared", "baseline");
+}
+
+/// Kills the server the variant's first round runs on (`servers`: the arrangement,
+/// `dir`: the side its directory is named for); the round runs again on a new one.
+fn retry_after_the_server_is_lost(servers: &str, dir: &str) {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
     let args = [
+        "--servers",
+        servers,
         "--on-server-loss",
         "retry",
         "--workload",
@@ -524,7 +538,7 @@ fn on_server_loss_retry_restarts_the_server_and_reruns_the_round() {
     running.wait_rounds(1, Duration::from_secs(60));
     std::thread::sleep(Duration::from_millis(500));
     // SAFETY: kill(2) on the server the test's abtest started.
-    unsafe { libc::kill(server_pid(&sandbox, "variant"), libc::SIGKILL) };
+    unsafe { libc::kill(server_pid(&sandbox, dir), libc::SIGKILL) };
     running.expect_exit(0, Duration::from_secs(90));
     let results = running.results();
     assert_eq!(results["status"], "completed");
@@ -548,6 +562,7 @@ fn on_server_loss_retry_restarts_the_server_and_reruns_the_round() {
         warnings.contains("variant server lost in round 1") && warnings.contains("restarted"),
         "{warnings}"
     );
+    assert_eq!(results["servers"]["shared"], servers == "shared");
 }
 
 /// A small tmpfs, unmounted when dropped.

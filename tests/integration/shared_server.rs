@@ -38,6 +38,8 @@ fn one_server_runs_each_side_with_its_own_settings_read_back_every_round() {
         "--threads",
         "2",
         "--rounds",
+        "4",
+        "--instances",
         "2",
         "--seed",
         "3",
@@ -54,8 +56,9 @@ fn one_server_runs_each_side_with_its_own_settings_read_back_every_round() {
         finished.output
     );
     for name in ["sync_binlog", "innodb_flush_log_at_trx_commit"] {
+        // Both instances: the second is a fresh process of the shared server.
         let values = read_back(results, name);
-        assert_eq!(values.len(), 4);
+        assert_eq!(values.len(), 8);
         for (side, value) in values {
             let expected = if side == "baseline" { "0" } else { "1" };
             assert_eq!(value, expected, "{name} in a {side} round");
@@ -91,7 +94,7 @@ fn one_server_runs_each_side_with_its_own_settings_read_back_every_round() {
     let (stdout, _) = text(&report);
     assert!(
         stdout.contains("Both sides ran on one managed server.")
-            && stdout.contains("sync_binlog: baseline 0, variant 1")
+            && stdout.contains("- sync_binlog: baseline 0, variant 1")
             && stdout.contains("The server ended as it began"),
         "{stdout}"
     );

@@ -285,6 +285,9 @@ pub const LONG_RUN: &[&str] = &[
     "0s",
     "--table-size",
     "1000",
+    // The fault tests stop, kill and watch each side's own server process.
+    "--servers",
+    "separate",
 ];
 
 /// Both sides on the stock managed MariaDB profile: an A/A run.
