@@ -205,7 +205,18 @@ impl Switches {
         conn: &mut mysql::Conn,
         side: Side,
     ) -> Result<Option<String>, mysql::Error> {
-        self.apply(conn, side)?;
+        // A variable the catalog calls dynamic may still be refused in this server's
+        // state (max_user_connections on a server started with 0): only a start-up sets it.
+        match self.apply(conn, side) {
+            Err(e @ mysql::Error::MySqlError(_)) => {
+                return Ok(Some(format!(
+                    "the server refuses the {side}'s settings while it runs ({}), so only a \
+                     start-up gives them",
+                    crate::db::errors::describe(&e)
+                )));
+            }
+            other => other?,
+        }
         for switch in &mut self.variables {
             let target = match &switch.set[side as usize] {
                 Setting::To(value) => Some(value.clone()),
