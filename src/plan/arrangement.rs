@@ -6,8 +6,9 @@
 //! CPUs); whether each differing option can be set at runtime is the server's own answer,
 //! read from its metadata ([`crate::server::switches`]).
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use super::{Plan, ServerMode, SidePlan, TargetSpec};
-use crate::server::options::option_root;
 use crate::server::switches::OptionDifference;
 
 /// What the plan alone says about sharing one server.
@@ -39,7 +40,10 @@ impl Plan {
         if let Some(reason) = self.restart_reason() {
             return Layout::Separate(reason);
         }
-        Layout::Shareable(option_differences(a, b))
+        match option_differences(self) {
+            Ok(differences) => Layout::Shareable(differences),
+            Err(reason) => Layout::Separate(reason),
+        }
     }
 
     /// What in the plan needs a server per side, in words, if anything does.
@@ -96,12 +100,10 @@ impl Plan {
         if a.cpus != b.cpus {
             return Some("--cpus gives each side's server its own CPUs".into());
         }
-        let (hooks, hooks_b) = (&a.hooks, &b.hooks);
-        if (&hooks.setup, &hooks.teardown) != (&hooks_b.setup, &hooks_b.teardown) {
+        if a.hooks != b.hooks {
             return Some(
-                "the profiles' setup or teardown hooks differ, and on one server what one \
-                 side's setup does would act on the other side's rounds too (round hooks \
-                 run around each side's own rounds and may differ)"
+                "the profiles' hooks differ, and on one server what one side's hooks set \
+                 would reach the other side's rounds too"
                     .into(),
             );
         }
@@ -135,25 +137,81 @@ pub(super) fn check_shared(plan: &Plan) -> anyhow::Result<()> {
     )))
 }
 
-/// The options the two managed sides set differently, by resolved name.
-fn option_differences(a: &SidePlan, b: &SidePlan) -> Vec<OptionDifference> {
-    let options = |s: &SidePlan| match &s.target {
-        TargetSpec::Managed { options, .. } => options
-            .iter()
-            .map(|(k, v)| (resolved_name(k), v.clone()))
-            .collect::<std::collections::BTreeMap<_, _>>(),
-        TargetSpec::External { .. } => Default::default(),
-    };
-    let (ours, theirs) = (options(a), options(b));
-    let names: std::collections::BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
-    names
-        .into_iter()
-        .filter(|name| ours.get(*name) != theirs.get(*name))
-        .map(|name| OptionDifference {
+/// What a side's server is started with, by resolved name (the last of a name wins, as
+/// in mariadbd), and every plugin library its `plugin_load` options load.
+fn started_with(side: &SidePlan, max_threads: u32) -> (BTreeMap<String, String>, BTreeSet<String>) {
+    let (mut options, mut plugins) = (BTreeMap::new(), BTreeSet::new());
+    let args = side
+        .server_launch(max_threads)
+        .map(|launch| crate::server::command_line::preview_args(&launch))
+        .unwrap_or_default();
+    for arg in &args {
+        let word = arg.trim_start_matches('-');
+        let (name, value) = word.split_once('=').unwrap_or((word, ""));
+        let name = resolved_name(name);
+        if name == "plugin_load_add" || name == "plugin_load" {
+            plugins.extend(
+                value
+                    .split(';')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(String::from),
+            );
+        } else {
+            options.insert(name, value.to_string());
+        }
+    }
+    (options, plugins)
+}
+
+/// The options the two managed sides' servers start with differently, or the
+/// difference that only a start-up can make. The comparison is of the command lines
+/// abtest would run (its own floors on `max_connections` and the like included), so a
+/// value is switched as the server would have started with it.
+fn option_differences(plan: &Plan) -> Result<Vec<OptionDifference>, String> {
+    let threads = plan.max_threads();
+    let [(ours, our_plugins), (theirs, their_plugins)] =
+        [&plan.sides[0], &plan.sides[1]].map(|s| started_with(s, threads));
+    let mut differences = Vec::new();
+    if our_plugins != their_plugins {
+        let one_sided: Vec<&String> = our_plugins.symmetric_difference(&their_plugins).collect();
+        if let Some(named) = one_sided.iter().find(|p| p.contains('=')) {
+            return Err(format!(
+                "one side loads the plugin `{named}` by name, which abtest loads only at start-up"
+            ));
+        }
+        let joined = |set: &BTreeSet<String>| {
+            (!set.is_empty()).then(|| set.iter().cloned().collect::<Vec<_>>().join(";"))
+        };
+        differences.push(OptionDifference {
+            name: "plugin_load_add".into(),
+            values: [joined(&our_plugins), joined(&their_plugins)],
+        });
+    }
+    let names: BTreeSet<&String> = ours.keys().chain(theirs.keys()).collect();
+    for name in names {
+        let values = [ours.get(name).cloned(), theirs.get(name).cloned()];
+        if values[0] == values[1] {
+            continue;
+        }
+        let private = crate::server::command_line::PRIVATE_DIR;
+        if values.iter().flatten().any(|v| v.contains(private)) {
+            return Err(format!(
+                "`{name}` names where the server writes, which abtest points into the \
+                 server's private directory only at start-up"
+            ));
+        }
+        if crate::secret::is_secret_option(name) {
+            return Err(format!(
+                "`{name}` holds a credential, which abtest passes only at start-up"
+            ));
+        }
+        differences.push(OptionDifference {
             name: name.clone(),
-            values: [ours.get(name).cloned(), theirs.get(name).cloned()],
-        })
-        .collect()
+            values,
+        });
+    }
+    Ok(differences)
 }
 
 /// An option's name as the server resolves it, with `loose_` (which only asks the
@@ -164,9 +222,6 @@ fn resolved_name(name: &str) -> String {
     let mut name = lower.as_str();
     while let Some(rest) = name.strip_prefix("loose_") {
         name = rest;
-    }
-    if option_root(name) == "plugin_load_add" || option_root(name) == "plugin_load" {
-        return option_root(name);
     }
     name.to_string()
 }
@@ -215,6 +270,57 @@ mod tests {
     }
 
     #[test]
+    fn a_write_path_a_credential_or_a_named_plugin_needs_a_start_up() {
+        for (option, value, said) in [
+            (
+                "general_log_file",
+                "queries.log",
+                "names where the server writes",
+            ),
+            ("wsrep_sst_auth", "u:p", "credential"),
+            (
+                "plugin_load_add",
+                "QUERY_RESPONSE_TIME=query_response_time",
+                "by name",
+            ),
+        ] {
+            let mut plan = managed(&[(option, value)]);
+            // Both sides name a log file, each its own: as the profiles resolve them, each
+            // reaches the private directory.
+            for side in &mut plan.sides {
+                if let TargetSpec::Managed {
+                    redirects, options, ..
+                } = &mut side.target
+                {
+                    redirects.insert("general_log_file".into(), "general_log_file".into());
+                    options
+                        .entry("general_log_file".into())
+                        .or_insert("other.log".into());
+                }
+            }
+            let Layout::Separate(reason) = plan.layout() else {
+                panic!("{option}: {:?}", plan.layout());
+            };
+            assert!(reason.contains(said), "{option}: {reason}");
+        }
+    }
+
+    #[test]
+    fn abtests_own_floors_are_part_of_what_differs() {
+        // Below the floor on one side, above it on the other: the server would start
+        // with the floor on the first, and that is the value switched to.
+        let plan = managed(&[("max_connections", "5000")]);
+        let Layout::Shareable(differences) = plan.layout() else {
+            panic!("{:?}", plan.layout());
+        };
+        assert_eq!(differences[0].name, "max_connections");
+        assert_eq!(
+            differences[0].values,
+            [Some("24".into()), Some("5000".into())]
+        );
+    }
+
+    #[test]
     fn an_aa_pair_or_a_client_change_shares_with_nothing_to_switch() {
         let plan = managed(&[]);
         assert_eq!(plan.layout(), Layout::Shareable(vec![]));
@@ -233,11 +339,8 @@ mod tests {
         assert!(reason.contains("/opt/mysql-8.0/bin/mysqld"), "{reason}");
 
         let mut plan = managed(&[]);
-        plan.sides[1].hooks.setup = vec!["SET GLOBAL sync_binlog = 1".into()];
-        assert!(matches!(plan.layout(), Layout::Separate(r) if r.contains("setup or teardown")));
-        plan.sides[1].hooks.setup.clear();
         plan.sides[1].hooks.before_round = vec!["SET GLOBAL sync_binlog = 1".into()];
-        assert_eq!(plan.layout(), Layout::Shareable(vec![]));
+        assert!(matches!(plan.layout(), Layout::Separate(r) if r.contains("hooks differ")));
 
         let mut plan = managed(&[]);
         plan.client.freeze_idle = true;

@@ -144,7 +144,16 @@ pub(crate) struct Servers<'a> {
 impl<'a> Servers<'a> {
     /// A connection of one side's client, with its session settings, for work outside
     /// the rounds; `purpose` finishes "connecting to …" in its error.
+    /// On a shared server the side's settings are put in place first, so that the
+    /// session starts from the side's globals.
     pub(crate) fn connect(&self, side: Side, purpose: &str) -> anyhow::Result<mysql::Conn> {
+        if let Some(switches) = self.shared {
+            let mut admin = self.targets[0]
+                .admin
+                .connect()
+                .with_context(|| format!("{side}: connecting to the shared server"))?;
+            switches.put_in_place(&mut admin, side)?;
+        }
         self.targets[side as usize]
             .client
             .connect()
@@ -392,6 +401,11 @@ impl Backend for Servers<'_> {
         if point == HookPoint::BeforeRound {
             self.put_in_place(side)?;
         }
+        // One server, whose sides have the same hooks (or they would not share it): its
+        // setup runs once.
+        if self.shared.is_some() && side == Side::Variant && point == HookPoint::Setup {
+            return Ok(());
+        }
         let hooks = &self.plan.side(side).hooks;
         let statements = match point {
             HookPoint::Setup => &hooks.setup,
@@ -432,10 +446,13 @@ impl Backend for Servers<'_> {
         let ours: Vec<u32> = std::iter::once(std::process::id())
             .chain(self.targets.iter().filter_map(|t| t.server.as_ref()?.pid()))
             .collect();
+        // The other side's server, which idles while this side runs: none when both
+        // sides share one.
         let other = self.targets[1 - self.server_of(slot.side)]
             .server
             .as_ref()
-            .and_then(|s| s.pid());
+            .and_then(|s| s.pid())
+            .filter(|_| self.shared.is_none());
         let spec = RoundSpec {
             slot,
             share,

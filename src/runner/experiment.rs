@@ -124,6 +124,9 @@ fn run_with_results(
     if targets.iter().all(|t| t.server.is_some()) {
         results.record.started_first = Some(first_started(plan.seed));
     }
+    if resuming {
+        check_same_arrangement(results.record.servers.as_ref(), arrangement.as_ref())?;
+    }
     results.record.servers = arrangement;
     if resuming {
         check_same_servers(&targets, switches, &results.record)?;
@@ -172,6 +175,32 @@ fn run_with_results(
         .try_for_each(|t| t.check_confined("the teardown hooks, at the end of the run"));
     drop(targets);
     rounds.and(confined)
+}
+
+/// Refuses to resume on one shared server a run that started on two, or the reverse:
+/// their rounds could not be compared.
+fn check_same_arrangement(
+    before: Option<&crate::results::servers::ServerArrangement>,
+    now: Option<&crate::results::servers::ServerArrangement>,
+) -> anyhow::Result<()> {
+    let shared =
+        |a: Option<&crate::results::servers::ServerArrangement>| a.is_some_and(|a| a.shared);
+    if shared(before) == shared(now) {
+        return Ok(());
+    }
+    let words = |shared: bool| {
+        if shared {
+            "one shared server"
+        } else {
+            "a server per side"
+        }
+    };
+    Err(crate::exit::UsageError::err(format!(
+        "--resume: the run started on {}, and would go on on {}; rounds of the two cannot \
+         be compared. Start a new run instead",
+        words(shared(before)),
+        words(shared(now))
+    )))
 }
 
 /// Refuses to resume against servers whose configuration changed since the run started.
@@ -282,6 +311,20 @@ fn read_facts(targets: &[Target; 2], switches: Option<&Switches>, record: &mut R
                 "{}: could not read server facts: {e:#}",
                 target.side
             )),
+        }
+    }
+    // A shared server goes on from the baseline's settings, as it started: the data is
+    // prepared with them.
+    if let Some(switches) = switches {
+        let back = targets[0]
+            .admin
+            .connect()
+            .map_err(anyhow::Error::from)
+            .and_then(|mut admin| switches.put_in_place(&mut admin, Side::Baseline));
+        if let Err(e) = back {
+            record
+                .warnings
+                .push(format!("baseline: putting its settings back: {e:#}"));
         }
     }
     let facts_of = |side: Side| record.sides.get(&side).and_then(|s| s.facts.clone());

@@ -61,6 +61,10 @@ impl<'a> Swap<'a> {
         let mut undone = Undone::default();
         for side in &plan.sides {
             let target = &targets[self.server_of(side.side)];
+            // A shared server's sides have the same hooks: its teardown runs once.
+            if target.borrowed {
+                continue;
+            }
             undone.warnings.extend(hooks::teardown(
                 &target.admin,
                 side.side,

@@ -125,10 +125,13 @@ pub(crate) fn server_args(layout: &Layout<'_>, launch: &ServerLaunch<'_>) -> Vec
     args
 }
 
-/// The command line as `--dry-run` shows it: the private directory and a free port are
-/// chosen at start, so they are named, not invented.
-pub(crate) fn preview(launch: &ServerLaunch<'_>) -> String {
-    let dir = Path::new("<private-dir>");
+/// Where a preview places the private directory, which is chosen at start.
+pub(crate) const PRIVATE_DIR: &str = "<private-dir>";
+
+/// The arguments the server would start with, the private directory and a free port
+/// named, not invented (credentials as they are: not for showing).
+pub(crate) fn preview_args(launch: &ServerLaunch<'_>) -> Vec<String> {
+    let dir = Path::new(PRIVATE_DIR);
     let tls = TlsFiles::in_dir(dir);
     let layout = Layout {
         dir,
@@ -140,9 +143,16 @@ pub(crate) fn preview(launch: &ServerLaunch<'_>) -> String {
             .unwrap_or_else(|| "<free-port>".into()),
         tls: &tls,
     };
+    server_args(&layout, launch)
+}
+
+/// The command line as `--dry-run` shows it: the private directory and a free port are
+/// chosen at start, so they are named, not invented.
+pub(crate) fn preview(launch: &ServerLaunch<'_>) -> String {
+    let dir = Path::new(PRIVATE_DIR);
     let mut words = vec![launch.binary.display().to_string()];
     words.extend(
-        server_args(&layout, launch)
+        preview_args(launch)
             .iter()
             .map(|word| crate::secret::shown_arg(word).into_owned()),
     );

@@ -146,7 +146,7 @@ fn literal(value: &Option<String>) -> String {
 
 /// A value that reads as a number, as the number the server expects for a numeric
 /// variable (it refuses a quoted one).
-fn number(text: &str) -> Option<Value> {
+pub(crate) fn number(text: &str) -> Option<Value> {
     if let Ok(n) = text.parse::<i64>() {
         return Some(Value::Int(n));
     }

@@ -49,6 +49,8 @@ struct Switch {
     name: String,
     set: [Setting; 2],
     expect: [String; 2],
+    /// The library of the plugin the variable belongs to, if any.
+    plugin: Option<String>,
 }
 
 /// A plugin library one side loads and the other does not.
@@ -139,6 +141,7 @@ impl Switches {
     ) -> Result<Discovered, mysql::Error> {
         let mut switches = Switches::default();
         let mut plugin_variables: BTreeMap<String, usize> = BTreeMap::new();
+        let mut plugin_catalog: BTreeMap<String, bool> = BTreeMap::new();
         for difference in differences.iter().filter(|d| d.is_plugin_load()) {
             let libs = difference.values.clone().map(|v| libraries(v.as_deref()));
             for side in Side::BOTH {
@@ -149,14 +152,18 @@ impl Switches {
                         Ok(found) => found,
                         Err(reason) => return Ok(Discovered::Separate(reason)),
                     };
-                    for name in variables {
-                        plugin_variables.insert(name, switches.plugins.len());
+                    for (name, read_only) in variables {
+                        plugin_variables.insert(name.clone(), switches.plugins.len());
+                        plugin_catalog.insert(name, read_only);
                     }
                     switches.plugins.push(plugin);
                 }
             }
         }
-        let catalog = catalog(conn)?;
+        // The server's variables now, and those of the plugins tried, which a plugin
+        // that unloads cleanly no longer shows.
+        let mut catalog = catalog(conn)?;
+        catalog.extend(plugin_catalog);
         for difference in differences.iter().filter(|d| !d.is_plugin_load()) {
             let plugin = plugin_variables
                 .get(&difference.name)
@@ -182,10 +189,10 @@ impl Switches {
     fn unswitchable_plugin(&self) -> Option<String> {
         self.plugins.iter().find_map(|p| {
             let why = p.kept.as_ref()?;
-            let switched = self
-                .variables
-                .iter()
-                .any(|v| v.set[1 - p.on as usize] == Setting::Default);
+            let switched = self.variables.iter().any(|v| {
+                v.plugin.as_deref() == Some(p.library.as_str())
+                    && v.set[1 - p.on as usize] == Setting::Default
+            });
             (!switched).then(|| {
                 format!(
                     "the {} loads {}, which the server does not unload cleanly ({why}), and \
@@ -218,10 +225,11 @@ impl Switches {
             other => other?,
         }
         for switch in &mut self.variables {
+            // A compiled default may be sized at start-up, unlike what DEFAULT sets: only
+            // a value the profile names is waited for.
             let target = match &switch.set[side as usize] {
                 Setting::To(value) => Some(value.clone()),
-                Setting::Default => default_value(conn, &switch.name)?,
-                Setting::Absent => None,
+                Setting::Default | Setting::Absent => None,
             };
             let read = settled(conn, &switch.name, |read| {
                 target.as_deref().is_none_or(|t| same_setting(t, read))
@@ -359,13 +367,17 @@ impl Switches {
     }
 }
 
+/// A plugin library tried on and off: how it switches, and its variables with their
+/// `READ_ONLY` flags.
+type Tried = (PluginSwitch, BTreeMap<String, bool>);
+
 /// Installs `library` if it is not, then tries to uninstall it: the variables it brings,
 /// and whether it goes cleanly. Leaves it as the baseline has it.
 fn try_plugin(
     conn: &mut mysql::Conn,
     library: &str,
     on: Side,
-) -> Result<Result<(PluginSwitch, BTreeSet<String>), String>, mysql::Error> {
+) -> Result<Result<Tried, String>, mysql::Error> {
     if !is_plain_library(library) {
         return Ok(Err(format!(
             "the {on} loads the plugin library '{library}', whose name abtest does not \
@@ -382,13 +394,21 @@ fn try_plugin(
             crate::db::errors::describe(&e)
         )));
     }
-    let with: BTreeSet<String> = catalog(conn)?.into_keys().collect();
+    // A plugin's variables are named for it (`server_audit_logging` for SERVER_AUDIT):
+    // the server prefixes them so. Read while it is loaded, with their READ_ONLY flags.
+    let names: Vec<String> = conn.exec(
+        "SELECT LOWER(PLUGIN_NAME) FROM information_schema.PLUGINS WHERE PLUGIN_LIBRARY = ?",
+        (library,),
+    )?;
+    let variables: BTreeMap<String, bool> = catalog(conn)?
+        .into_iter()
+        .filter(|(name, _)| names.iter().any(|p| name.starts_with(&format!("{p}_"))))
+        .collect();
     let uninstalled = conn.query_drop(format!("UNINSTALL SONAME '{library}'"));
     let refused = match uninstalled {
         Ok(()) => warnings(conn)?.into_iter().next(),
         Err(e) => Some(crate::db::errors::describe(&e)),
     };
-    let without: BTreeSet<String> = catalog(conn)?.into_keys().collect();
     let kept = match refused {
         Some(why) => Some(why),
         None if installed(conn, library)? => Some("it is still listed after UNINSTALL".into()),
@@ -404,7 +424,6 @@ fn try_plugin(
             crate::db::errors::describe(&e)
         )));
     }
-    let variables = with.difference(&without).cloned().collect();
     Ok(Ok((
         PluginSwitch {
             library: library.to_string(),
@@ -458,6 +477,7 @@ fn variable_switch(
         name: name.clone(),
         set,
         expect: Default::default(),
+        plugin: plugin.map(|p| p.library.clone()),
     })
 }
 
@@ -481,15 +501,6 @@ fn settled(
     Ok(read)
 }
 
-/// The compiled default of a variable, as the server lists it (none for some).
-fn default_value(conn: &mut mysql::Conn, name: &str) -> Result<Option<String>, mysql::Error> {
-    let value: Option<Option<String>> = conn.exec_first(
-        "SELECT DEFAULT_VALUE FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = ?",
-        (name.to_ascii_uppercase(),),
-    )?;
-    Ok(value.flatten())
-}
-
 /// A global's value as text (NULL as empty).
 fn read_global(conn: &mut mysql::Conn, name: &str) -> Result<String, mysql::Error> {
     let value: Option<Value> = conn.query_first(format!("SELECT @@GLOBAL.{name}"))?;
@@ -500,13 +511,16 @@ fn read_global(conn: &mut mysql::Conn, name: &str) -> Result<String, mysql::Erro
     })
 }
 
-/// `SET GLOBAL name = value`, a number sent as one (with `K`, `M`, `G` read as the
-/// server reads them in a my.cnf).
+/// `SET GLOBAL name = value`, a number sent as one (`0.5`, `-1`, and `K`, `M`, `G` read
+/// as the server reads them in a my.cnf): the server refuses a quoted number.
 fn set_global(conn: &mut mysql::Conn, name: &str, value: &str) -> Result<(), mysql::Error> {
     let sql = format!("SET GLOBAL {name} = ?");
     match byte_size(value) {
         Some(n) => conn.exec_drop(&sql, (n,)),
-        None => conn.exec_drop(&sql, (value,)),
+        None => match super::restore::number(value) {
+            Some(number) => conn.exec_drop(&sql, (number,)),
+            None => conn.exec_drop(&sql, (value,)),
+        },
     }
 }
 
