@@ -85,12 +85,17 @@ mod tests {
             text.starts_with("Both sides ran on one managed server."),
             "{text}"
         );
-        assert!(
-            text.contains("sync_binlog: baseline 0, variant 1"),
-            "{text}"
-        );
-        assert!(text.contains("switched off"), "{text}");
+        // What was switched is listed apart, below the paragraph.
+        assert!(text.contains("as listed below"), "{text}");
         assert!(text.ends_with("ended as it began"), "{text}");
+        servers.switched.clear();
+        assert!(
+            servers
+                .sentence()
+                .contains("their server settings are the same"),
+            "{}",
+            servers.sentence()
+        );
         servers.shared = false;
         servers.separate_because = Some("`thread_handling` is read-only".into());
         assert_eq!(
