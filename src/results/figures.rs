@@ -130,6 +130,10 @@ fn plain_figures(round: &RoundRecord) -> Vec<(&'static str, f64)> {
         ("other_server_cpu_pct", round.other_server_cpu_pct),
         ("switch_ms", round.switch_ms),
         (
+            "server_settings.put_in_place_ms",
+            round.server_settings.as_ref().map(|s| s.put_in_place_ms),
+        ),
+        (
             "server.cpu_us_per_tx",
             round.server.as_ref().and_then(|s| s.cpu_us_per_tx),
         ),
@@ -231,6 +235,17 @@ mod tests {
             let why = check_latencies(&round).unwrap_err();
             assert!(why.starts_with("latency_ms.p95 is"), "{why}");
         }
+    }
+
+    #[test]
+    fn a_switch_time_below_zero_is_refused() {
+        let mut round = measured();
+        round.server_settings = Some(crate::results::servers::RoundSettings {
+            put_in_place_ms: -1.0,
+            read_back: Default::default(),
+        });
+        let why = check_round(&round, PLAN).unwrap_err();
+        assert!(why.contains("server_settings.put_in_place_ms"), "{why}");
     }
 
     #[test]

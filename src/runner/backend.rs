@@ -5,6 +5,7 @@
 //! backend, so its rules are checked without starting a server (as hyperfine tests its
 //! scheduler with a mock executor).
 
+use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -17,6 +18,7 @@ use super::round::{RoundSpec, run_round};
 use super::swap::Swap;
 use crate::plan::Plan;
 use crate::results::RoundRecord;
+use crate::results::servers::RoundSettings;
 use crate::schedule::Connections;
 use crate::schedule::Slot;
 use crate::segment::{Segment, ThreadShare, Window};
@@ -136,24 +138,18 @@ pub(crate) struct Servers<'a> {
     /// What changes between the sides when both run on one managed server.
     shared: Option<&'a crate::server::switches::Switches>,
     /// The side's settings as read back before its coming round, for the round's record.
-    settled: Option<crate::results::servers::RoundSettings>,
+    settled: Option<RoundSettings>,
     /// The side whose settings the shared server holds now.
-    put_for: Option<Side>,
+    put_for: Cell<Option<Side>>,
 }
 
 impl<'a> Servers<'a> {
     /// A connection of one side's client, with its session settings, for work outside
-    /// the rounds; `purpose` finishes "connecting to …" in its error.
-    /// On a shared server the side's settings are put in place first, so that the
-    /// session starts from the side's globals.
+    /// the rounds; `purpose` finishes "connecting to …" in its error. On a shared server
+    /// the side's settings are put in place first, so that the session starts from the
+    /// side's globals.
     pub(crate) fn connect(&self, side: Side, purpose: &str) -> anyhow::Result<mysql::Conn> {
-        if let Some(switches) = self.shared {
-            let mut admin = self.targets[0]
-                .admin
-                .connect()
-                .with_context(|| format!("{side}: connecting to the shared server"))?;
-            switches.put_in_place(&mut admin, side)?;
-        }
+        self.switch_to(side)?;
         self.targets[side as usize]
             .client
             .connect()
@@ -185,7 +181,7 @@ impl<'a> Servers<'a> {
             assigned: [Arc::from([]), Arc::from([])],
             shared: None,
             settled: None,
-            put_for: None,
+            put_for: Cell::new(None),
         }
     }
 
@@ -195,29 +191,23 @@ impl<'a> Servers<'a> {
         self.shared = Some(switches);
     }
 
-    /// Puts `side`'s settings in place on the shared server and reads them back; the
-    /// readings wait for the side's round. A mismatch is an error: the round would not
-    /// measure the side.
-    fn put_in_place(&mut self, side: Side) -> anyhow::Result<()> {
+    /// Puts `side`'s settings in place on the shared server and reads them back (none
+    /// without one). A mismatch is an error: what follows would not measure the side.
+    fn switch_to(&self, side: Side) -> anyhow::Result<Option<RoundSettings>> {
         let Some(switches) = self.shared else {
-            return Ok(());
+            return Ok(None);
         };
         let started = std::time::Instant::now();
-        let mut conn = self.targets[0]
-            .admin
-            .connect()
-            .with_context(|| format!("{side}: connecting to the shared server"))?;
-        let read_back = switches.put_in_place(&mut conn, side)?;
+        let read_back = switches.put_in_place_at(&self.targets[0].admin, side)?;
         // A side's own settings may reach further than the other's (a path, a plugin's
         // port): the process is checked again whenever the side changes.
-        if self.put_for.replace(side) != Some(side) {
+        if self.put_for.replace(Some(side)) != Some(side) {
             self.targets[0].check_confined(&format!("the {side}'s settings were put in place"))?;
         }
-        self.settled = Some(crate::results::servers::RoundSettings {
+        Ok(Some(RoundSettings {
             put_in_place_ms: started.elapsed().as_secs_f64() * 1000.0,
             read_back,
-        });
-        Ok(())
+        }))
     }
 
     /// The target whose managed server target `index` runs on: itself, or the other one
@@ -399,11 +389,11 @@ impl<'a> Servers<'a> {
 impl Backend for Servers<'_> {
     fn hooks(&mut self, side: Side, point: HookPoint) -> anyhow::Result<()> {
         if point == HookPoint::BeforeRound {
-            self.put_in_place(side)?;
+            self.settled = self.switch_to(side)?;
         }
         // One server, whose sides have the same hooks (or they would not share it): its
-        // setup runs once.
-        if self.shared.is_some() && side == Side::Variant && point == HookPoint::Setup {
+        // setup runs once, on the side that owns it.
+        if point == HookPoint::Setup && self.targets[self.server_of(side)].borrowed {
             return Ok(());
         }
         let hooks = &self.plan.side(side).hooks;

@@ -315,17 +315,12 @@ fn read_facts(targets: &[Target; 2], switches: Option<&Switches>, record: &mut R
     }
     // A shared server goes on from the baseline's settings, as it started: the data is
     // prepared with them.
-    if let Some(switches) = switches {
-        let back = targets[0]
-            .admin
-            .connect()
-            .map_err(anyhow::Error::from)
-            .and_then(|mut admin| switches.put_in_place(&mut admin, Side::Baseline));
-        if let Err(e) = back {
-            record
-                .warnings
-                .push(format!("baseline: putting its settings back: {e:#}"));
-        }
+    if let Some(switches) = switches
+        && let Err(e) = switches.put_in_place_at(&targets[0].admin, Side::Baseline)
+    {
+        record
+            .warnings
+            .push(format!("baseline: putting its settings back: {e:#}"));
     }
     let facts_of = |side: Side| record.sides.get(&side).and_then(|s| s.facts.clone());
     if let (Some(a), Some(b)) = (facts_of(Side::Baseline), facts_of(Side::Variant)) {

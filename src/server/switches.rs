@@ -313,6 +313,18 @@ impl Switches {
         Ok(read)
     }
 
+    /// [`Switches::put_in_place`] over a new administrator connection to `admin`.
+    pub(crate) fn put_in_place_at(
+        &self,
+        admin: &crate::db::ConnectSpec,
+        side: Side,
+    ) -> anyhow::Result<BTreeMap<String, String>> {
+        let mut conn = admin
+            .connect()
+            .map_err(|e| anyhow::anyhow!("{side}: connecting to the shared server: {e}"))?;
+        self.put_in_place(&mut conn, side)
+    }
+
     /// What changes between the sides, one line each, as the server reads it back.
     pub(crate) fn lines(&self) -> Vec<String> {
         let shown = |s: &Switch, side: Side| match &s.set[side as usize] {

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::support::{QUICK, Sandbox, server_lock, text};
+use crate::support::{Finished, QUICK, SHORT_POINT_SELECTS, Sandbox, server_lock, text};
 
 /// The rounds' read-back value of `name`, by side, in run order.
 fn read_back<'a>(results: &'a Value, name: &str) -> Vec<(&'a str, &'a str)> {
@@ -24,37 +24,44 @@ fn read_back<'a>(results: &'a Value, name: &str) -> Vec<(&'a str, &'a str)> {
         .collect()
 }
 
+/// A quick real run of `args` that must finish on one shared server which ends as it
+/// began, with a results file the schema accepts.
+fn run_shared(sandbox: &Sandbox, args: &[&str]) -> Finished {
+    let mut all = args.to_vec();
+    all.extend(QUICK);
+    let finished = sandbox.run_json(&all);
+    assert_eq!(finished.code, Some(0), "{}", finished.output);
+    crate::support::assert_valid_results(&finished.results);
+    let servers = &finished.results["servers"];
+    assert_eq!(servers["shared"], true, "{servers}");
+    assert_eq!(servers["ended_as_began"], true, "{}", finished.output);
+    finished
+}
+
 #[test]
 fn one_server_runs_each_side_with_its_own_settings_read_back_every_round() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut args = vec![
-        "--baseline",
-        "examples/durability/relaxed.toml",
-        "--variant",
-        "examples/durability/durable.toml",
-        "--workload",
-        "oltp_write_only",
-        "--threads",
-        "2",
-        "--rounds",
-        "4",
-        "--instances",
-        "2",
-        "--seed",
-        "3",
-    ];
-    args.extend(QUICK);
-    let finished = sandbox.run_json(&args);
-    assert_eq!(finished.code, Some(0), "{}", finished.output);
-    crate::support::assert_valid_results(&finished.results);
-    let results = &finished.results;
-    assert_eq!(results["servers"]["shared"], true, "{}", results["servers"]);
-    assert_eq!(
-        results["servers"]["ended_as_began"], true,
-        "{}",
-        finished.output
+    let finished = run_shared(
+        &sandbox,
+        &[
+            "--baseline",
+            "examples/durability/relaxed.toml",
+            "--variant",
+            "examples/durability/durable.toml",
+            "--workload",
+            "oltp_write_only",
+            "--threads",
+            "2",
+            "--rounds",
+            "4",
+            "--instances",
+            "2",
+            "--seed",
+            "3",
+        ],
     );
+    let results = &finished.results;
     for name in ["sync_binlog", "innodb_flush_log_at_trx_commit"] {
         // Both instances: the second is a fresh process of the shared server.
         let values = read_back(results, name);
@@ -104,28 +111,14 @@ fn one_server_runs_each_side_with_its_own_settings_read_back_every_round() {
 fn a_plugin_the_server_cannot_unload_stays_loaded_and_switched_off_for_the_baseline() {
     let _lock = server_lock();
     let sandbox = Sandbox::new();
-    let mut args = vec![
+    let pair = [
         "--baseline",
         "profiles/mariadb.toml",
         "--variant",
         "profiles/mariadb-audit.toml",
-        "--workload",
-        "oltp_point_select",
-        "--threads",
-        "2",
-        "--rounds",
-        "2",
     ];
-    args.extend(QUICK);
-    let finished = sandbox.run_json(&args);
-    assert_eq!(finished.code, Some(0), "{}", finished.output);
+    let finished = run_shared(&sandbox, &[&pair[..], SHORT_POINT_SELECTS].concat());
     let results = &finished.results;
-    assert_eq!(results["servers"]["shared"], true, "{}", results["servers"]);
-    assert_eq!(
-        results["servers"]["ended_as_began"], true,
-        "{}",
-        finished.output
-    );
     let notes = results["servers"]["notes"].to_string();
     assert!(
         notes.contains("server_audit.so loaded and switched off"),
