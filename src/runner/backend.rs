@@ -185,6 +185,11 @@ impl<'a> Servers<'a> {
         }
     }
 
+    /// The client connections each managed server is sized for.
+    fn server_threads(&self) -> u32 {
+        super::shared::server_threads(self.plan, self.shared.is_some())
+    }
+
     /// Both sides run on one managed server: `switches` are put in place before each
     /// side's round hooks, and read back.
     pub(crate) fn share(&mut self, switches: &'a crate::server::switches::Switches) {
@@ -424,8 +429,9 @@ impl Backend for Servers<'_> {
         self.put_back_data(slot.side)?;
         let keep = self.keeps_sessions();
         let other_side = 1 - slot.side as usize;
-        if self.targets[0].client.same_server(&self.targets[1].client) {
-            // Both sides on one server: its max_connections must not hold both sets.
+        if self.shared.is_none() && self.targets[0].client.same_server(&self.targets[1].client) {
+            // Both sides on one external server: its max_connections need not hold both
+            // sets (a shared managed server is started to hold them).
             self.pools[other_side] = None;
         }
         let (share, rate) = self.share_of(slot);
@@ -498,10 +504,11 @@ impl Backend for Servers<'_> {
 
     fn new_instance(&mut self) -> anyhow::Result<()> {
         let plan = self.plan;
+        let threads = self.server_threads();
         self.pools = Default::default();
         for (target, side) in self.targets.iter_mut().zip(&plan.sides) {
             target
-                .fresh_instance(side, plan.max_threads())
+                .fresh_instance(side, threads)
                 .with_context(|| format!("{}: starting a fresh instance", side.side))?;
         }
         for side in Side::BOTH {
@@ -518,10 +525,15 @@ impl Backend for Servers<'_> {
         let plan = self.plan;
         let index = self.owner_of(self.server_of(side));
         let shared = self.shared.is_some();
+        let threads = self.server_threads();
         self.pools[side as usize] = None;
+        if shared {
+            // Both sides' sessions were on the lost process.
+            self.pools = Default::default();
+        }
         self.targets[index].server = None;
         let served = &plan.sides[index];
-        let mut target = crate::target::open_one(served, plan.max_threads())
+        let mut target = crate::target::open_one(served, threads)
             .with_context(|| format!("{side}: restarting the lost server"))?;
         target.client.io_timeout = plan.client.query_timeout;
         target.admin.io_timeout = plan.client.query_timeout;
@@ -536,7 +548,7 @@ impl Backend for Servers<'_> {
         }
         super::prepare::prepare_data(plan, self.targets)?;
         if plan.schedule.instances > 1 {
-            self.targets[index].keep_prepared(served, plan.max_threads())?;
+            self.targets[index].keep_prepared(served, threads)?;
         }
         if shared {
             return Side::BOTH

@@ -134,8 +134,10 @@ fn run_with_results(
         read_facts(&targets, switches, &mut results.record);
     }
     let per_connection = crate::workload::session::prepared_per_connection(&plan.workload);
-    for target in &targets {
-        crate::target::check_prepared_statements(target, per_connection, plan.max_threads())?;
+    // A shared server holds both sides' sessions.
+    let connections = super::shared::server_threads(plan, shared.is_some());
+    for target in targets.iter().filter(|t| !t.borrowed) {
+        crate::target::check_prepared_statements(target, per_connection, connections)?;
     }
     warn_if_same(plan, &mut results.record);
     warn_if_instance_confounded(plan, &mut results.record);

@@ -14,6 +14,17 @@ use crate::server::switches::{Discovered, Switches};
 use crate::side::Side;
 use crate::target::Target;
 
+/// The client connections a managed server is sized for: both sides' on a shared one,
+/// which keeps each side's sessions open while the other runs (each opened under its
+/// own side's settings, so each keeps that side's session values).
+pub(crate) fn server_threads(plan: &Plan, shared: bool) -> u32 {
+    if shared {
+        plan.max_threads().saturating_mul(2)
+    } else {
+        plan.max_threads()
+    }
+}
+
 /// One managed server serving both sides.
 pub(crate) struct Shared {
     /// What changes between the sides, put in place before each round.
@@ -60,7 +71,7 @@ pub(crate) fn open(plan: &Plan, first: Side) -> anyhow::Result<Opened> {
         Layout::Shareable(differences) => differences,
     };
     crate::terminal::note(format_args!("starting one server for both sides"));
-    let baseline = crate::target::open_one(&plan.sides[0], max_threads)?;
+    let baseline = crate::target::open_one(&plan.sides[0], server_threads(plan, true))?;
     match discover(plan, &baseline, &differences)? {
         Ok(shared) => {
             let variant = baseline.borrowed_by(&plan.sides[1])?;
