@@ -290,12 +290,7 @@ fn connections_persist_across_a_sides_rounds_unless_asked_not_to() {
     // The first run creates the tables; the two compared below find them.
     run_with("per-round");
     let (kept, results) = run_with("persistent");
-    let opened: Vec<u64> = results["rounds"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["connections_opened"].as_u64().unwrap())
-        .collect();
+    let opened = crate::support::connections_opened(&results);
     // Levels 1 and 2, ABBA: each side opens its connections at its first round of a
     // level and keeps them.
     assert_eq!(opened, [1, 1, 0, 0, 2, 2, 0, 0], "{results}");

@@ -133,12 +133,7 @@ fn a_plugin_the_server_cannot_unload_stays_loaded_and_switched_off_for_the_basel
     }
     // A B B A: each side opens its sessions once and keeps them while the other runs,
     // so the baseline's second round, after the variant's two, opens none.
-    let opened: Vec<u64> = results["rounds"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["connections_opened"].as_u64().unwrap())
-        .collect();
+    let opened = crate::support::connections_opened(results);
     assert_eq!(opened, [2, 2, 0, 0], "{}", finished.output);
 }
 

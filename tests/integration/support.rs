@@ -135,6 +135,16 @@ pub const SHORT_POINT_SELECTS: &[&str] = &[
     "2",
 ];
 
+/// The connections each round of a results file opened, in run order.
+pub fn connections_opened(results: &serde_json::Value) -> Vec<u64> {
+    results["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["connections_opened"].as_u64().unwrap())
+        .collect()
+}
+
 /// The checked-in JSON Schema of the results file.
 pub fn results_schema() -> jsonschema::Validator {
     let schema: serde_json::Value = serde_json::from_str(
