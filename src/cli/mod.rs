@@ -769,22 +769,24 @@ pub(crate) struct WorkloadArgs {
 /// The schedule of rounds.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct ScheduleArgs {
-    /// Measured rounds per side.
-    #[arg(long, default_value_t = 30, help_heading = "Schedule")]
-    pub(crate) rounds: u32,
+    /// Measured rounds per side [default: 30; 150 on one shared server].
+    #[arg(long, help_heading = "Schedule")]
+    pub(crate) rounds: Option<u32>,
 
-    /// Measured time of one round (5s, 30s, 2m, ...).
-    #[arg(long, default_value = "5s", value_parser = parse_duration, help_heading = "Schedule")]
-    pub(crate) round_time: Duration,
+    /// Measured time of one round (5s, 30s, 2m, ...) [default: 5s; 1s on one shared
+    /// server].
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Schedule")]
+    pub(crate) round_time: Option<Duration>,
 
     /// Warm-up before each round, not counted.
     #[arg(long, default_value = "5s", value_parser = parse_duration, help_heading = "Schedule")]
     pub(crate) warmup: Duration,
 
     /// Warm-up of a round whose connections were kept from the side's previous round
-    /// (every round but each side's first at a level, with --connections persistent).
-    #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_duration, help_heading = "Schedule")]
-    pub(crate) rewarm: Duration,
+    /// (every round but each side's first at a level, with --connections persistent)
+    /// [default: 1s; 250ms on one shared server].
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Schedule")]
+    pub(crate) rewarm: Option<Duration>,
 
     /// Idle pause between rounds.
     #[arg(long, default_value = "0s", value_parser = parse_duration, help_heading = "Schedule")]

@@ -8,7 +8,7 @@ use crate::runner;
 
 /// Runs an experiment and prints its table; the exit code follows the verdict.
 pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i32> {
-    let (plan, previous) = match &args.resume {
+    let (mut plan, previous) = match &args.resume {
         Some(path) => {
             let (plan, previous) = super::resume::load(path)?;
             (plan, Some(previous))
@@ -24,9 +24,6 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
             Existing::typed(args.overwrite),
         )?,
     };
-    for warning in &plan.warnings {
-        crate::terminal::warning(warning);
-    }
     // A segment whose first round is already past is refused before anything is
     // written, in the dry run too.
     if previous.is_none() {
@@ -35,11 +32,21 @@ pub(crate) fn execute(args: &RunArgs, command_line: String) -> anyhow::Result<i3
             crate::terminal::warning(warning);
         }
     }
+    // The rounds' timing may hang on whether one server serves both sides.
+    let servers = match args.dry_run {
+        true => runner::shared::describe(&mut plan)?,
+        false => {
+            runner::shared::settle(&mut plan)?;
+            None
+        }
+    };
+    for warning in &plan.warnings {
+        crate::terminal::warning(warning);
+    }
     if plan.is_aa() && !args.dry_run {
         crate::terminal::note(format_args!("notice: {}", crate::plan::AA_NOTICE));
     }
     if args.dry_run {
-        let servers = runner::shared::describe(&plan)?;
         crate::terminal::stdout(&plan.describe(servers.as_deref()));
         return Ok(exit::SUCCESS);
     }

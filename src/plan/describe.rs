@@ -52,7 +52,7 @@ impl Plan {
                     writes counted and skipped"
                 .to_string();
         }
-        format!(
+        let mut line = format!(
             "schedule  threads {:?}, {} rounds per side, {} order, warm-up {}, round {}, pause {}",
             s.levels,
             s.rounds,
@@ -60,7 +60,15 @@ impl Plan {
             humantime::format_duration(s.warmup),
             humantime::format_duration(s.round_time),
             humantime::format_duration(s.pause),
-        )
+        );
+        if self.if_separate.is_some() {
+            line.push_str(
+                "\n          (the defaults on one server: short rounds, so each ABBA block \
+                 cancels the drift both sides share; --rounds, --round-time and --rewarm \
+                 override them)",
+            );
+        }
+        line
     }
 
     fn instances_line(&self) -> Option<String> {

@@ -79,6 +79,7 @@ pub(crate) fn external(rounds: u32, levels: &[u32]) -> Plan {
         servers: super::ServerMode::Auto,
         warnings: Vec::new(),
         class_numbers: Vec::new(),
+        if_separate: None,
     }
 }
 

@@ -92,6 +92,50 @@ pub(crate) struct Plan {
     /// `--exclude-class`/`--only-class` chose them (empty: all, numbered from 1).
     #[serde(skip)]
     pub(crate) class_numbers: Vec<u32>,
+    /// The timing the run takes instead when the rounds' defaults were chosen for one
+    /// shared server and the server then needs one per side (only the server can tell).
+    #[serde(skip)]
+    pub(crate) if_separate: Option<Box<SeparateTiming>>,
+}
+
+/// The rounds' timing of a plan: its schedule, its looks, and the warning when they are
+/// too few to decide.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Timing {
+    pub(crate) schedule: Schedule,
+    pub(crate) sequential: Option<Sequential>,
+    pub(crate) warning: Option<String>,
+}
+
+/// The timing of a plan on a server per side, kept while it may still share one.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SeparateTiming {
+    /// Or why the flags give none on a server per side (a budget too short for its
+    /// longer rounds).
+    pub(crate) timing: Result<Timing, String>,
+    /// The shared timing's warning, which this one's replaces.
+    pub(crate) replaces: Option<String>,
+}
+
+impl Plan {
+    /// Takes the timing kept for a server per side, if one was; the error says why the
+    /// flags hold none there.
+    pub(crate) fn use_separate_timing(&mut self) -> Result<(), String> {
+        let Some(separate) = self.if_separate.take() else {
+            return Ok(());
+        };
+        let SeparateTiming { timing, replaces } = *separate;
+        self.warnings.retain(|w| Some(w) != replaces.as_ref());
+        self.take_timing(timing?);
+        Ok(())
+    }
+
+    /// Runs with `timing`: its schedule, its looks, its warning.
+    pub(crate) fn take_timing(&mut self, timing: Timing) {
+        self.schedule = timing.schedule;
+        self.sequential = timing.sequential;
+        self.warnings.extend(timing.warning);
+    }
 }
 
 /// A run that may stop at a look (`--max-time` with `--until`).
@@ -400,6 +444,42 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_per_side_takes_its_own_timing_and_warning() {
+        let mut plan = example::managed(150, &[8]);
+        let mut separate = plan.schedule.clone();
+        separate.rounds = 30;
+        separate.round_time = Duration::from_secs(5);
+        assert_ne!(separate, plan.schedule);
+        plan.warnings = vec!["kept".into(), "too few (shared)".into()];
+        plan.if_separate = Some(Box::new(SeparateTiming {
+            timing: Ok(Timing {
+                schedule: separate.clone(),
+                sequential: None,
+                warning: Some("too few (separate)".into()),
+            }),
+            replaces: Some("too few (shared)".into()),
+        }));
+        assert_eq!(plan.use_separate_timing(), Ok(()));
+        assert_eq!(plan.schedule, separate);
+        assert_eq!(plan.warnings, ["kept", "too few (separate)"]);
+        assert!(plan.if_separate.is_none());
+        assert_eq!(
+            plan.use_separate_timing(),
+            Ok(()),
+            "nothing kept: as it was"
+        );
+        assert_eq!(plan.schedule, separate);
+        plan.if_separate = Some(Box::new(SeparateTiming {
+            timing: Err("--max-time 20s holds 1 round(s)".into()),
+            replaces: None,
+        }));
+        assert_eq!(
+            plan.use_separate_timing(),
+            Err("--max-time 20s holds 1 round(s)".to_string())
+        );
+    }
 
     #[test]
     fn a_side_equals_its_saved_self_without_the_secrets() {

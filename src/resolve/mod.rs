@@ -11,13 +11,15 @@ use crate::analysis::AnalysisOptions;
 use crate::cli::RunArgs;
 use crate::exit::UsageError;
 use crate::placement::Placement;
-use crate::plan::{ClientOptions, Plan, SidePlan, TargetSpec};
+use crate::plan::arrangement::Layout;
+use crate::plan::{ClientOptions, Plan, SeparateTiming, SidePlan, TargetSpec, Timing};
 use crate::schedule::{Connections, RoundOrder, Schedule};
 use crate::side::Side;
 use crate::stats::blocked::Blocking;
 use crate::workload::WorkloadSpec;
 
 pub(crate) mod args;
+use args::RoundDefaults;
 mod captured;
 mod managed;
 pub(crate) mod outputs;
@@ -54,9 +56,8 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         &mut warnings,
     )?;
     let (sides, client) = place(cli, &workload, [baseline, variant], &mut warnings)?;
-    let schedule = args::schedule(&cli.schedule, &levels, seed, client.connections)?;
     let blocked = AnalysisOptions {
-        blocking: blocking_of(schedule.order),
+        blocking: blocking_of(cli.schedule.order),
         ..AnalysisOptions::default()
     };
     let analysis = args::analysis_options(&cli.analysis, &blocked)?;
@@ -66,29 +67,79 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
             .or(analysis.max_class_slowdown.map(|_| CLASS_TIMING_BUDGET)),
         ..client
     };
-    let sequential = args::sequential(&cli.schedule, &schedule, &analysis)?;
-    warnings.extend(too_few_blocks(&schedule, &analysis, cli.schedule.max_time));
-    let plan = Plan {
+    let timing_of = |defaults| timing(cli, &levels, seed, &client, &analysis, defaults);
+    let separate = timing_of(RoundDefaults::Separate);
+    let shared = timing_of(RoundDefaults::Shared);
+    let provisional = match (&separate, &shared) {
+        (Ok(timing), _) | (_, Ok(timing)) => timing.clone(),
+        (Err(_), Err(_)) => {
+            return Err(separate
+                .err()
+                .unwrap_or_else(|| anyhow::anyhow!("no schedule fits the flags")));
+        }
+    };
+    let mut plan = Plan {
         sides,
         workload,
-        schedule,
+        schedule: provisional.schedule,
         allow_foreign_tables: cli.workload.allow_foreign_tables,
         allow_writes: cli.workload.allow_writes,
         restore_data: !cli.workload.no_restore_data,
-        client,
-        analysis,
+        client: client.clone(),
+        analysis: analysis.clone(),
         seed,
-        sequential,
+        sequential: provisional.sequential,
         outputs: cli.outputs.outputs.saved(),
         segment: split::segment(&cli.segment)?,
         servers: cli.client.servers,
         command_line,
         warnings,
         class_numbers,
+        if_separate: None,
     };
+    let shared = shared
+        .ok()
+        .filter(|shared| shares_a_server(&plan) && separate.as_ref().ok() != Some(shared));
+    match shared {
+        Some(shared) => {
+            let replaces = shared.warning.clone();
+            plan.take_timing(shared);
+            plan.if_separate = Some(Box::new(SeparateTiming {
+                timing: separate.map_err(|e| format!("{e:#}")),
+                replaces,
+            }));
+        }
+        None => plan.take_timing(separate?),
+    }
     plan.validate()?;
     split::check(&plan, cli.schedule.seed.is_some())?;
     Ok(plan)
+}
+
+/// Whether the plan's two managed sides may run on one server, which keeps each side's
+/// sessions between its rounds: its rounds then take the shared defaults.
+fn shares_a_server(plan: &Plan) -> bool {
+    matches!(plan.layout(), Layout::Shareable(_))
+        && plan.client.connections == Connections::Persistent
+}
+
+/// The rounds' timing the flags ask for, with `defaults` where they are silent.
+fn timing(
+    cli: &RunArgs,
+    levels: &[u32],
+    seed: u64,
+    client: &ClientOptions,
+    analysis: &AnalysisOptions,
+    defaults: RoundDefaults,
+) -> anyhow::Result<Timing> {
+    let schedule = args::schedule(&cli.schedule, levels, seed, client.connections, defaults)?;
+    let sequential = args::sequential(&cli.schedule, &schedule, analysis)?;
+    let warning = too_few_blocks(&schedule, analysis, cli.schedule.max_time);
+    Ok(Timing {
+        schedule,
+        sequential,
+        warning,
+    })
 }
 
 /// The class timing's budget when `--max-class-slowdown` asks for it without

@@ -142,24 +142,24 @@ fn discover(
     })
 }
 
-/// What the dry run says about the servers: one shared server and what is switched, or
-/// a server per side and why. Where only the server can tell, a throwaway server is
-/// started for the baseline, asked, and stopped.
-pub(crate) fn describe(plan: &Plan) -> anyhow::Result<Option<String>> {
+/// What a plan's servers will be, as far as it is known before the run.
+enum Answer {
+    /// External servers: their own rules.
+    NotManaged,
+    /// One server; these are switched before each round (none: the same server settings).
+    Shared(Vec<String>),
+    /// A server per side, for this reason.
+    Separate(String),
+}
+
+/// Asks the plan, and where only the server can tell, a throwaway server started for
+/// the baseline for about a second.
+fn answer(plan: &Plan) -> anyhow::Result<Answer> {
     let differences = match plan.layout() {
-        Layout::NotManaged => return Ok(None),
-        Layout::Separate(reason) => {
-            refuse_if_shared(plan, &reason)?;
-            return Ok(Some(format!(
-                "servers   a managed server per side: {reason}"
-            )));
-        }
+        Layout::NotManaged => return Ok(Answer::NotManaged),
+        Layout::Separate(reason) => return Ok(Answer::Separate(reason)),
         Layout::Shareable(differences) if differences.is_empty() => {
-            return Ok(Some(
-                "servers   one managed server for both sides (their server settings are the \
-                 same; each side connects with its own client settings)"
-                    .into(),
-            ));
+            return Ok(Answer::Shared(Vec::new()));
         }
         Layout::Shareable(differences) => differences,
     };
@@ -168,21 +168,56 @@ pub(crate) fn describe(plan: &Plan) -> anyhow::Result<Option<String>> {
     )?;
     let found = discover(plan, &baseline, &differences)?;
     drop(baseline);
-    match found {
-        Ok(shared) => {
+    Ok(match found {
+        Ok(shared) => Answer::Shared(shared.switches.lines()),
+        Err(reason) => Answer::Separate(reason),
+    })
+}
+
+/// Settles a plan whose rounds' defaults were chosen for one shared server: where only
+/// the server can tell whether it can be shared, it is asked before the run, and a
+/// plan that needs a server per side takes the two-server defaults instead.
+pub(crate) fn settle(plan: &mut Plan) -> anyhow::Result<()> {
+    if plan.if_separate.is_some() {
+        let answer = answer(plan)?;
+        settle_timing(plan, &answer)?;
+    }
+    Ok(())
+}
+
+fn settle_timing(plan: &mut Plan, answer: &Answer) -> anyhow::Result<()> {
+    if let Answer::Separate(reason) = answer {
+        refuse_if_shared(plan, reason)?;
+        plan.use_separate_timing().map_err(|e| {
+            UsageError::err(format!(
+                "a managed server per side ({reason}), and with the defaults of two servers: {e}"
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// What the dry run says about the servers: one shared server and what is switched, or
+/// a server per side and why (the plan settled on it, as [`settle`] does).
+pub(crate) fn describe(plan: &mut Plan) -> anyhow::Result<Option<String>> {
+    let answer = answer(plan)?;
+    settle_timing(plan, &answer)?;
+    Ok(match answer {
+        Answer::NotManaged => None,
+        Answer::Separate(reason) => Some(format!("servers   a managed server per side: {reason}")),
+        Answer::Shared(lines) if lines.is_empty() => Some(
+            "servers   one managed server for both sides (their server settings are the \
+             same; each side connects with its own client settings)"
+                .into(),
+        ),
+        Answer::Shared(lines) => {
             let mut text = "servers   one managed server for both sides; before each round the \
                             side's settings are put in place, read back, and warmed up unmeasured:"
                 .to_string();
-            for line in shared.switches.lines() {
+            for line in lines {
                 text.push_str(&format!("\n          {line}"));
             }
-            Ok(Some(text))
+            Some(text)
         }
-        Err(reason) => {
-            refuse_if_shared(plan, &reason)?;
-            Ok(Some(format!(
-                "servers   a managed server per side: {reason}"
-            )))
-        }
-    }
+    })
 }

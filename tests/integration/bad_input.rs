@@ -190,11 +190,12 @@ fn dry_run_prints_the_plan_without_connecting() {
     assert!(stdout.contains("plugin_load_add=server_audit"), "{stdout}");
     assert!(stdout.contains("oltp_point_select"), "{stdout}");
     assert!(stdout.contains("ABBAABBAAB"), "{stdout}");
-    // Each side's first round warms up 5 s, the others re-warm 1 s: 2 × 10 s + 8 × 6 s.
-    assert!(stdout.contains("estimate  1m 8s"), "{stdout}");
+    // Each side's first round warms up 5 s, the others re-warm 250 ms (one server's
+    // default): 2 × 10 s + 8 × 5.25 s.
+    assert!(stdout.contains("estimate  1m 2s"), "{stdout}");
     assert!(
         stdout.contains(
-            "client    connections kept between a side's rounds; later rounds re-warm 1s"
+            "client    connections kept between a side's rounds; later rounds re-warm 250ms"
         ),
         "{stdout}"
     );
@@ -575,7 +576,7 @@ fn a_time_budget_sets_the_rounds_and_the_looks() {
             ][..],
             "one thread level",
         ),
-        (&["--max-time", "20s"][..], "at least 2 are needed"),
+        (&["--max-time", "10s"][..], "at least 2 are needed"),
         (
             &["--max-time", "10m", "--until", "soon"][..],
             "is not a stopping rule",

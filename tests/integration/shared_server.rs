@@ -153,6 +153,20 @@ fn a_difference_only_a_restart_makes_keeps_two_servers_and_says_which() {
         stdout.contains("servers   a managed server per side: `thread_handling` is read-only"),
         "{stdout}"
     );
+    // The server's answer came before the schedule: two servers' defaults.
+    assert!(
+        stdout.contains("30 rounds per side") && stdout.contains("round 5s"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("the defaults on one server"), "{stdout}");
+    let short = sandbox.run(&[&pair[..], &["--max-time", "20s", "--dry-run"]].concat());
+    let (_, stderr) = text(&short);
+    assert_eq!(short.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("a managed server per side (`thread_handling`")
+            && stderr.contains("with the defaults of two servers: --max-time 20s holds 1"),
+        "{stderr}"
+    );
     let shared = sandbox.run(&[&pair[..], &["--servers", "shared", "--dry-run"]].concat());
     let (stdout, stderr) = text(&shared);
     assert_eq!(shared.status.code(), Some(2), "{stdout}{stderr}");
@@ -176,4 +190,53 @@ fn a_difference_only_a_restart_makes_keeps_two_servers_and_says_which() {
         stdout.contains("servers   a managed server per side: --servers separate"),
         "{stdout}"
     );
+}
+
+#[test]
+fn one_server_runs_shorter_rounds_in_the_same_measured_time_unless_told() {
+    let sandbox = Sandbox::new();
+    let plan = |extra: &[&str]| {
+        let mut args = vec![
+            "--baseline",
+            "profiles/mariadb.toml",
+            "--variant",
+            "profiles/mariadb.toml",
+            "--dry-run",
+        ];
+        args.extend(extra);
+        let output = sandbox.run(&args);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{extra:?}: {stdout}{stderr}");
+        stdout
+    };
+    let shared = plan(&[]);
+    for needle in [
+        "150 rounds per side",
+        "round 1s",
+        "re-warm 250ms",
+        "(the defaults on one server",
+    ] {
+        assert!(shared.contains(needle), "{needle}: {shared}");
+    }
+    let separate = plan(&["--servers", "separate"]);
+    for needle in ["30 rounds per side", "round 5s", "re-warm 1s"] {
+        assert!(separate.contains(needle), "{needle}: {separate}");
+    }
+    assert!(
+        !separate.contains("the defaults on one server"),
+        "{separate}"
+    );
+    // Each flag given is kept; the others take one server's defaults.
+    let given = plan(&["--round-time", "5s"]);
+    assert!(
+        given.contains("150 rounds per side") && given.contains("round 5s"),
+        "{given}"
+    );
+    assert!(given.contains("re-warm 250ms"), "{given}");
+    // Sessions opened for every round warm up fully each round: two servers' defaults.
+    let per_round = plan(&["--connections", "per-round"]);
+    assert!(per_round.contains("round 5s"), "{per_round}");
+    // A budget too short for 5 s rounds holds enough 1 s ones on one server.
+    let budget = plan(&["--max-time", "20s"]);
+    assert!(budget.contains("round 1s"), "{budget}");
 }
