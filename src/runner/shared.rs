@@ -193,6 +193,8 @@ fn settle_timing(plan: &mut Plan, answer: &Answer) -> anyhow::Result<()> {
                 "a managed server per side ({reason}), and with the defaults of two servers: {e}"
             ))
         })?;
+        // The plan was checked with one server's timing; this one is checked as strictly.
+        plan.validate()?;
     }
     Ok(())
 }

@@ -447,6 +447,9 @@ fn translate_option(name: &str, value: &str, out: &mut Translation) {
             let (rounds, round) = seconds.map_or((ROUNDS, 60), rounds_for);
             push(out, "rounds", rounds.to_string());
             push(out, "round-time", format!("{round}s"));
+            // Pinned, so the run takes what the note says on one server or two (their
+            // default re-warms differ).
+            push(out, "rewarm", format!("{DEFAULT_REWARM_S}s"));
             if let Some(seconds) = seconds.filter(|_| !unresolved) {
                 out.timed = Some((seconds, rounds, round));
             }
@@ -553,15 +556,17 @@ fn time_note(seconds: u64, rounds: u64, round: u64, warmup: Option<u64>) -> Stri
         format!(" (sysbench's {seconds} s rounded to whole rounds)")
     };
     format!(
-        "--rounds {rounds} --round-time {round}s: sysbench measured one configuration once for \
+        "--rounds {rounds} --round-time {round}s --rewarm {DEFAULT_REWARM_S}s: sysbench measured one configuration once for \
          {seconds} s; abtest measures each side for {per_side} s{exact}, in {rounds} rounds of \
          {round} s taking turns, so the rounds of both sides take {total} with their warm-ups \
          (the estimate --dry-run gives)"
     )
 }
 
-/// abtest's default warm-up and re-warm (`--warmup`, `--rewarm`), for the time note.
+/// abtest's default warm-up (`--warmup`), for the time note.
 const DEFAULT_WARMUP_S: u64 = 5;
+/// The re-warm a translated run is given (`--rewarm`): the default with a server per
+/// side, a second before each later round.
 const DEFAULT_REWARM_S: u64 = 1;
 
 fn quote(value: &str) -> String {
@@ -705,7 +710,7 @@ pub(crate) mod tests {
         let t = translate(run).unwrap();
         assert_eq!(
             options(&t),
-            "--workload oltp_read_write --rounds 10 --round-time 30s --mysql-storage-engine innodb --threads 64 --table-size 25000000 --tables 1 --rand-type special"
+            "--workload oltp_read_write --rounds 10 --round-time 30s --rewarm 1s --mysql-storage-engine innodb --threads 64 --table-size 25000000 --tables 1 --rand-type special"
         );
         assert!(
             t.unmapped

@@ -281,8 +281,7 @@ fn a_password_of_the_wrong_type_is_never_printed() {
 
 /// The plan `--dry-run` prints for the stock and audit profiles with `extra` flags.
 fn dry_run(sandbox: &Sandbox, extra: &[&str]) -> String {
-    dry_run_of(
-        sandbox,
+    sandbox.dry_run_of(
         "profiles/mariadb.toml",
         "profiles/mariadb-audit.toml",
         extra,
@@ -301,16 +300,6 @@ fn refuse_dry_run(sandbox: &Sandbox, extra: &[&str]) -> String {
     ];
     args.extend(extra);
     refuse(sandbox, &args)
-}
-
-/// The plan `--dry-run` prints for two profiles and `extra` flags; the run must pass.
-fn dry_run_of(sandbox: &Sandbox, baseline: &str, variant: &str, extra: &[&str]) -> String {
-    let mut args = vec!["--baseline", baseline, "--variant", variant, "--dry-run"];
-    args.extend(extra);
-    let output = sandbox.run(&args);
-    let (stdout, stderr) = text(&output);
-    assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
-    stdout
 }
 
 #[test]
@@ -499,12 +488,7 @@ fn the_dry_run_refuses_what_the_run_would_refuse() {
 #[test]
 fn the_dry_run_says_when_both_sides_are_the_same() {
     let sandbox = Sandbox::new();
-    let same = dry_run_of(
-        &sandbox,
-        "profiles/mariadb.toml",
-        "profiles/mariadb.toml",
-        &[],
-    );
+    let same = sandbox.dry_run_of("profiles/mariadb.toml", "profiles/mariadb.toml", &[]);
     assert!(
         same.contains("notice    baseline and variant are configured identically"),
         "{same}"
@@ -1083,9 +1067,12 @@ fn a_plan_that_cannot_decide_is_warned_about_before_it_runs() {
         "profiles/mariadb.toml",
         "--variant",
         "profiles/mariadb-audit.toml",
+        "--servers",
+        "separate",
         "--dry-run",
     ];
-    // Three levels in three minutes: 2 ABBA blocks each, 1 degree of freedom.
+    // Three levels in three minutes with two servers' 5 s rounds: 2 ABBA blocks each,
+    // 1 degree of freedom.
     let sweep = [
         &base[..],
         &[

@@ -167,6 +167,14 @@ fn a_difference_only_a_restart_makes_keeps_two_servers_and_says_which() {
             && stderr.contains("with the defaults of two servers: --max-time 20s holds 1"),
         "{stderr}"
     );
+    // The two servers' timing is checked as strictly as the one it replaced.
+    let instances = sandbox.run(&[&pair[..], &["--instances", "20", "--dry-run"]].concat());
+    let (_, stderr) = text(&instances);
+    assert_eq!(instances.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--instances 20 needs at least 40 rounds per side"),
+        "{stderr}"
+    );
     let shared = sandbox.run(&[&pair[..], &["--servers", "shared", "--dry-run"]].concat());
     let (stdout, stderr) = text(&shared);
     assert_eq!(shared.status.code(), Some(2), "{stdout}{stderr}");
@@ -196,18 +204,7 @@ fn a_difference_only_a_restart_makes_keeps_two_servers_and_says_which() {
 fn one_server_runs_shorter_rounds_in_the_same_measured_time_unless_told() {
     let sandbox = Sandbox::new();
     let plan = |extra: &[&str]| {
-        let mut args = vec![
-            "--baseline",
-            "profiles/mariadb.toml",
-            "--variant",
-            "profiles/mariadb.toml",
-            "--dry-run",
-        ];
-        args.extend(extra);
-        let output = sandbox.run(&args);
-        let (stdout, stderr) = text(&output);
-        assert_eq!(output.status.code(), Some(0), "{extra:?}: {stdout}{stderr}");
-        stdout
+        sandbox.dry_run_of("profiles/mariadb.toml", "profiles/mariadb.toml", extra)
     };
     let shared = plan(&[]);
     for needle in [
@@ -239,4 +236,33 @@ fn one_server_runs_shorter_rounds_in_the_same_measured_time_unless_told() {
     // A budget too short for 5 s rounds holds enough 1 s ones on one server.
     let budget = plan(&["--max-time", "20s"]);
     assert!(budget.contains("round 1s"), "{budget}");
+}
+
+#[test]
+fn a_run_settles_its_timing_on_the_servers_it_gets() {
+    let _lock = server_lock();
+    let sandbox = Sandbox::new();
+    let rewarm_of = |variant: &str| {
+        let mut args = vec!["--baseline", "profiles/mariadb.toml", "--variant", variant];
+        args.extend(SHORT_POINT_SELECTS);
+        args.extend(QUICK);
+        let finished = sandbox.run_json(&args);
+        assert_eq!(finished.code, Some(0), "{}", finished.output);
+        let results = finished.results;
+        (
+            results["servers"]["shared"].clone(),
+            results["plan"]["schedule"]["rewarm"].clone(),
+        )
+    };
+    // --round-time and --rounds given, --rewarm not: one server's 250 ms, or two
+    // servers' 1 s once the server said it needs a restart.
+    assert_eq!(
+        rewarm_of("profiles/mariadb.toml"),
+        (Value::Bool(true), serde_json::json!(0.25))
+    );
+    assert_eq!(
+        rewarm_of("profiles/mariadb-threadpool.toml"),
+        (Value::Bool(false), serde_json::json!(1.0))
+    );
+    sandbox.assert_nothing_left();
 }

@@ -74,6 +74,16 @@ impl Sandbox {
         ])
     }
 
+    /// The plan `--dry-run` prints for two profiles and `extra` flags; the run must pass.
+    pub fn dry_run_of(&self, baseline: &str, variant: &str, extra: &[&str]) -> String {
+        let mut args = vec!["--baseline", baseline, "--variant", variant, "--dry-run"];
+        args.extend(extra);
+        let output = self.run(&args);
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stdout}{stderr}");
+        stdout
+    }
+
     /// Fails when a server directory or a server process of this sandbox remains.
     pub fn assert_nothing_left(&self) {
         let tmp = self.path("tmp");

@@ -174,7 +174,7 @@ fn every_translation_pastes_back_into_abtest() {
     assert!(
         stdout.contains("--rounds 10 --round-time 12s")
             && stdout.contains(
-                "--rounds 10 --round-time 12s: sysbench measured one configuration once for 120 s"
+                "--rounds 10 --round-time 12s --rewarm 1s: sysbench measured one configuration once for 120 s"
             ),
         "{stdout}"
     );
