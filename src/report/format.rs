@@ -124,9 +124,15 @@ pub(crate) fn p_value(p: f64) -> String {
     }
 }
 
-/// The confidence level of 1 − alpha in %, such as `95`.
+/// The confidence level of 1 − alpha in %, such as `95`: two decimals, or as many more
+/// as it takes not to round up to 100 (an early look's level, 1 − 1.25e-5, is
+/// `99.999`, never a certainty it is not).
 pub(crate) fn confidence(alpha: f64) -> String {
-    let level = format!("{:.2}", 100.0 * (1.0 - alpha));
+    let percent = 100.0 * (1.0 - alpha);
+    let level = (2..=12)
+        .map(|decimals| format!("{percent:.decimals$}"))
+        .find(|text| alpha <= 0.0 || !text.starts_with("100"))
+        .unwrap_or_else(|| format!("{percent:.12}"));
     level
         .trim_end_matches('0')
         .trim_end_matches('.')
@@ -150,6 +156,10 @@ mod tests {
         assert_eq!(lower_bound(-154.2), "<-99");
         assert_eq!(lower_bound(-12.5), "-12.50");
         assert_eq!(upper_bound(3.6e152), ">+999");
+        assert_eq!(confidence(0.05), "95");
+        assert_eq!(confidence(0.0148), "98.52");
+        assert_eq!(confidence(1.251e-5), "99.999");
+        assert_eq!(confidence(1e-12), "99.9999999999");
         assert_eq!(level(0.05), "0.05");
         assert_eq!(level(0.015587457051827411), "0.0156");
         assert_eq!(level(1.08e-6), "1.1e-6");
