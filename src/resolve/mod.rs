@@ -97,6 +97,13 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         class_numbers,
         if_separate: None,
     };
+    if let (Err(why), Ok(_), true) = (&shared, &separate, shares_a_server(&plan)) {
+        plan.warnings.push(format!(
+            "one server's defaults (150 rounds of 1s, re-warm 250ms) do not fit ({why:#}); \
+             the rounds take two servers' defaults (5s, re-warm 1s) instead: give --round-time \
+             and --rewarm to choose"
+        ));
+    }
     let shared = shared
         .ok()
         .filter(|shared| shares_a_server(&plan) && separate.as_ref().ok() != Some(shared));

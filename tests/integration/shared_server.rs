@@ -167,6 +167,25 @@ fn a_difference_only_a_restart_makes_keeps_two_servers_and_says_which() {
             && stderr.contains("with the defaults of two servers: --max-time 20s holds 1"),
         "{stderr}"
     );
+    // `abtest check` asks the same server and refuses what the run refuses.
+    for check in [&["check"][..], &["check", "--dry-run"][..]] {
+        let output = sandbox.run(&[check, &pair[..], &["--max-time", "20s"]].concat());
+        let (stdout, stderr) = text(&output);
+        assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
+        assert!(
+            stderr.contains("with the defaults of two servers: --max-time 20s holds 1"),
+            "{stderr}"
+        );
+        assert!(!stdout.contains("check passed"), "{stdout}");
+    }
+    let output = sandbox.run(&[&["check", "--dry-run"][..], &pair[..]].concat());
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("servers   a managed server per side: `thread_handling` is read-only")
+            && stdout.contains("check passed"),
+        "{stdout}"
+    );
     // The two servers' timing is checked as strictly as the one it replaced.
     let instances = sandbox.run(&[&pair[..], &["--instances", "20", "--dry-run"]].concat());
     let (_, stderr) = text(&instances);
@@ -236,6 +255,24 @@ fn one_server_runs_shorter_rounds_in_the_same_measured_time_unless_told() {
     // A budget too short for 5 s rounds holds enough 1 s ones on one server.
     let budget = plan(&["--max-time", "20s"]);
     assert!(budget.contains("round 1s"), "{budget}");
+    // A budget too long for one server's 1 s rounds takes two servers' 5 s ones, and says so.
+    let long = sandbox.run(&[
+        "--baseline",
+        "profiles/mariadb.toml",
+        "--variant",
+        "profiles/mariadb.toml",
+        "--dry-run",
+        "--max-time",
+        "4d",
+    ]);
+    let (stdout, stderr) = text(&long);
+    assert_eq!(long.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("round 5s"), "{stdout}");
+    assert!(
+        stderr.contains("one server's defaults (150 rounds of 1s, re-warm 250ms) do not fit")
+            && stderr.contains("give --round-time and --rewarm to choose"),
+        "{stderr}"
+    );
 }
 
 #[test]
