@@ -55,7 +55,8 @@ Example: does the server_audit plugin cost more than 5 % of TPS?
          --workload oltp_point_select --threads 8 --rounds 5 --round-time 5s \\
          --max-tps-loss 5%
 
-Each side gets its own throwaway MariaDB, the same sbtest data, and the same workload.
+abtest starts throwaway MariaDB servers (one for both sides where every difference can
+be switched while it runs, as here); both sides get the same sbtest data and workload.
 Rounds alternate baseline/variant (ABBA order by default); every round gives one sample
 per metric. The analysis follows the order: each ABBA block gives the ratio of its side
 means, and a paired t interval over the blocks turns them into a % change with a 95 %
@@ -568,14 +569,15 @@ pub(crate) struct PlanRoundsArgs {
     #[arg(long, value_parser = percent::parse_percent)]
     pub(crate) effect: f64,
 
-    /// Measured time of one round, for the wall-clock estimate.
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
-    pub(crate) round_time: Duration,
+    /// Measured time of one round, for the wall-clock estimate [default: the pilot's
+    /// rounds, or 5s].
+    #[arg(long, value_parser = parse_duration)]
+    pub(crate) round_time: Option<Duration>,
 
     /// Warm-up of each round, for the wall-clock estimate (a run's re-warm, with its
-    /// connections kept between rounds).
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
-    pub(crate) warmup: Duration,
+    /// connections kept between rounds) [default: the pilot's, or 1s].
+    #[arg(long, value_parser = parse_duration)]
+    pub(crate) warmup: Option<Duration>,
 
     /// Number of thread levels, for the wall-clock estimate.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]

@@ -26,6 +26,31 @@ struct Basis {
     rounds_per_value: u32,
     /// Degrees of freedom of a pilot's CV (values of both sides less 2); none for --cv.
     df: Option<f64>,
+    /// A results file's measured round and the warm-up of its later rounds: its CV is of
+    /// rounds that long, so the estimate counts rounds that long.
+    timing: Option<Timing>,
+}
+
+/// A round's measured time and its warm-up, for the wall-clock estimate.
+#[derive(Clone, Copy)]
+struct Timing {
+    round: Duration,
+    warmup: Duration,
+}
+
+/// Without a pilot's or the user's: two servers' default rounds and re-warm.
+const DEFAULT_TIMING: Timing = Timing {
+    round: Duration::from_secs(5),
+    warmup: Duration::from_secs(1),
+};
+
+/// The timing the estimate counts: each option given, else the pilot's, else the default.
+fn timing(args: &PlanRoundsArgs, basis: &Basis) -> Timing {
+    let fallback = basis.timing.unwrap_or(DEFAULT_TIMING);
+    Timing {
+        round: args.round_time.unwrap_or(fallback.round),
+        warmup: args.warmup.unwrap_or(fallback.warmup),
+    }
 }
 
 /// Prints the rounds (or instances) per side needed, their wall-clock time, and what
@@ -46,6 +71,7 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
             unit: Unit::Round,
             rounds_per_value: 1,
             df: None,
+            timing: None,
         },
         (None, None) => return Err(UsageError::err("give --cv 3% or --pilot FILE")),
     };
@@ -86,8 +112,8 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
          plus server start and data preparation",
         humantime::format_duration(wall_clock(args, &basis, verdict)),
         args.levels,
-        humantime::format_duration(args.round_time),
-        humantime::format_duration(args.warmup)
+        humantime::format_duration(timing(args, &basis).round),
+        humantime::format_duration(timing(args, &basis).warmup)
     ));
     crate::terminal::stdout_line(&format!(
         "smallest change a verdict can tell from its tolerance, by {unit}s per side:"
@@ -130,7 +156,8 @@ fn pilot_uncertainty(args: &PlanRoundsArgs, basis: &Basis, df: f64, planned: u32
 /// Both sides' rounds at every level, each a warm-up and a measured period, and, for
 /// instances, the moves between them.
 fn wall_clock(args: &PlanRoundsArgs, basis: &Basis, values: u32) -> Duration {
-    let per_round = args.round_time + args.warmup;
+    let Timing { round, warmup } = timing(args, basis);
+    let per_round = round + warmup;
     let rounds = per_round * values * basis.rounds_per_value * 2 * args.levels;
     match basis.unit {
         Unit::Round => rounds,
@@ -144,8 +171,14 @@ fn wall_clock(args: &PlanRoundsArgs, basis: &Basis, values: u32) -> Duration {
 fn pilot_basis(path: &Path) -> anyhow::Result<(Basis, String)> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError::err(format!("{}: cannot read it ({e})", path.display())))?;
-    let (samples, unit, rounds_per_value) = if text.trim_start().starts_with('{') {
+    let (samples, unit, rounds_per_value, timing) = if text.trim_start().starts_with('{') {
         let run = results::load(path).map_err(|e| UsageError::err(format!("{e:#}")))?;
+        let schedule = &run.record.plan.schedule;
+        let kept = run.record.plan.client.connections == crate::schedule::Connections::Persistent;
+        let timing = Timing {
+            round: schedule.round_time,
+            warmup: schedule.warmup_of(kept),
+        };
         let completed: Vec<_> = run
             .record
             .rounds
@@ -155,9 +188,9 @@ fn pilot_basis(path: &Path) -> anyhow::Result<(Basis, String)> {
         let unit = results::sample_unit(&completed);
         let samples = results::samples(&completed, &[Metric::Tps]);
         let per_value = completed.len().div_ceil(samples.len().max(1)) as u32;
-        (samples, unit, per_value)
+        (samples, unit, per_value, Some(timing))
     } else {
-        (roundcsv::read(path)?, Unit::Round, 1)
+        (roundcsv::read(path)?, Unit::Round, 1, None)
     };
     let mut levels: Vec<u32> = samples.iter().map(|s| s.threads).collect();
     levels.sort_unstable();
@@ -193,6 +226,7 @@ fn pilot_basis(path: &Path) -> anyhow::Result<(Basis, String)> {
         unit,
         rounds_per_value,
         df: Some((nb + nv).saturating_sub(2).max(1) as f64),
+        timing,
     };
     Ok((basis, source))
 }

@@ -157,9 +157,25 @@ fn plan_rounds_answers_before_a_run() {
     );
     // 102 rounds × 2 sides × 2 levels × 12 s = 81 min 36 s.
     assert!(stdout.contains("wall-clock: about 1h 21m 36s"), "{stdout}");
+    // Without --round-time and --warmup, the pilot's own rounds (3 s after a 2 s warm-up,
+    // connections opened for every round): its CV is of rounds that long.
+    let output = sandbox.run(&["plan-rounds", "--pilot", RUN, "--effect", "5%"]);
+    let (stdout, stderr) = text(&output);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    // 102 rounds × 2 sides × 5 s = 17 min.
+    assert!(
+        stdout.contains("wall-clock: about 17m for 102 rounds per side (1 levels, rounds of 3s after 2s warm-up)"),
+        "{stdout}"
+    );
+    // A rounds CSV says nothing of its rounds' length: the defaults.
     let csv = sandbox.run(&["plan-rounds", "--pilot", CSV, "--effect", "5%"]);
     assert_eq!(csv.status.code(), Some(0), "{}", text(&csv).1);
     assert!(text(&csv).0.contains("from the pilot"));
+    assert!(
+        text(&csv).0.contains("rounds of 5s after 1s warm-up"),
+        "{}",
+        text(&csv).0
+    );
 }
 
 /// A pilot that ran on server instances is planned in instances: its CV is that of the
