@@ -63,9 +63,9 @@ impl Plan {
         );
         if self.if_separate.is_some() {
             line.push_str(
-                "\n          (the defaults on one server: short rounds, so each ABBA block \
-                 cancels the drift both sides share; --rounds, --round-time and --rewarm \
-                 override them)",
+                "\n          (the defaults on one server for what is not given: 150 rounds \
+                 of 1s, re-warm 250ms; short rounds leave less drift between the sides' \
+                 rounds; --rounds, --round-time and --rewarm override them)",
             );
         }
         line

@@ -54,8 +54,8 @@ impl ServerArrangement {
                 .to_string()
         } else {
             "Both sides ran on one managed server. Before each round abtest put the side's \
-             settings in place and read them back, as listed below; the first seconds after \
-             each switch are the warm-up, which is not measured"
+             settings in place and read them back, as listed below; the warm-up after each \
+             switch is not measured"
                 .to_string()
         };
         match self.ended_as_began {
