@@ -38,15 +38,14 @@ struct Timing {
     warmup: Duration,
 }
 
-/// Without a pilot's or the user's: two servers' default rounds and re-warm.
-const DEFAULT_TIMING: Timing = Timing {
-    round: Duration::from_secs(5),
-    warmup: Duration::from_secs(1),
-};
-
-/// The timing the estimate counts: each option given, else the pilot's, else the default.
+/// The timing the estimate counts: each option given, else the pilot's, else two
+/// servers' default rounds and re-warm.
 fn timing(args: &PlanRoundsArgs, basis: &Basis) -> Timing {
-    let fallback = basis.timing.unwrap_or(DEFAULT_TIMING);
+    let defaults = crate::schedule::RoundDefaults::Separate;
+    let fallback = basis.timing.unwrap_or(Timing {
+        round: defaults.round_time(),
+        warmup: defaults.rewarm(),
+    });
     Timing {
         round: args.round_time.unwrap_or(fallback.round),
         warmup: args.warmup.unwrap_or(fallback.warmup),
@@ -103,6 +102,7 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
     if let Some(df) = basis.df {
         pilot_uncertainty(args, &basis, df, verdict);
     }
+    let counted = timing(args, &basis);
     let of_rounds = match basis.unit {
         Unit::Round => String::new(),
         Unit::Instance => format!(" of {} rounds each", basis.rounds_per_value),
@@ -112,8 +112,8 @@ pub(crate) fn execute(args: &PlanRoundsArgs) -> anyhow::Result<i32> {
          plus server start and data preparation",
         humantime::format_duration(wall_clock(args, &basis, verdict)),
         args.levels,
-        humantime::format_duration(timing(args, &basis).round),
-        humantime::format_duration(timing(args, &basis).warmup)
+        humantime::format_duration(counted.round),
+        humantime::format_duration(counted.warmup)
     ));
     crate::terminal::stdout_line(&format!(
         "smallest change a verdict can tell from its tolerance, by {unit}s per side:"

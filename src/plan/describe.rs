@@ -62,11 +62,12 @@ impl Plan {
             humantime::format_duration(s.pause),
         );
         if self.if_separate.is_some() {
-            line.push_str(
-                "\n          (the defaults on one server for what is not given: 150 rounds \
-                 of 1s, re-warm 250ms; short rounds leave less drift between the sides' \
-                 rounds; --rounds, --round-time and --rewarm override them)",
-            );
+            line.push_str(&format!(
+                "\n          (the defaults on one server for what is not given: {}; short \
+                 rounds leave less drift between the sides' rounds; --rounds, --round-time \
+                 and --rewarm override them)",
+                crate::schedule::RoundDefaults::Shared.summary()
+            ));
         }
         line
     }

@@ -4,11 +4,11 @@
 //! split of ripgrep's low-level and high-level arguments).
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use crate::analysis::AnalysisOptions;
 use crate::cli::{AnalysisArgs, ClientArgs, ScheduleArgs, WorkloadArgs};
 use crate::exit::UsageError;
+use crate::schedule::RoundDefaults;
 use crate::schedule::{Connections, Schedule};
 use crate::stats::metric::Metric;
 use crate::workload::custom::CustomWorkload;
@@ -176,42 +176,6 @@ pub(crate) fn client_options(
         connections: args.connections,
         cpus: None,
     })
-}
-
-/// What `--rounds`, `--round-time` and `--rewarm` are when they are not given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RoundDefaults {
-    /// A server per side (sysbench's 5 s reports, 30 rounds).
-    Separate,
-    /// One server shared by both sides, which keeps each side's sessions between its
-    /// rounds. Adjacent rounds there are correlated (the host drifts over tens of
-    /// seconds, and both sides drift together), so shorter rounds in the same measured
-    /// time let the ABBA blocks cancel more of the drift: 1 s rounds held a 5-minute
-    /// A/A within ±2 % where 5 s rounds gave ±2.7 %. The same measured time per side.
-    Shared,
-}
-
-impl RoundDefaults {
-    fn rounds(self) -> u32 {
-        match self {
-            RoundDefaults::Separate => 30,
-            RoundDefaults::Shared => 150,
-        }
-    }
-
-    fn round_time(self) -> Duration {
-        match self {
-            RoundDefaults::Separate => Duration::from_secs(5),
-            RoundDefaults::Shared => Duration::from_secs(1),
-        }
-    }
-
-    fn rewarm(self) -> Duration {
-        match self {
-            RoundDefaults::Separate => Duration::from_secs(1),
-            RoundDefaults::Shared => Duration::from_millis(250),
-        }
-    }
 }
 
 /// The schedule of the rounds at the thread `levels`, checked; `seed` orders them, and

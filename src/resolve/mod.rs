@@ -13,13 +13,12 @@ use crate::exit::UsageError;
 use crate::placement::Placement;
 use crate::plan::arrangement::Layout;
 use crate::plan::{ClientOptions, Plan, SeparateTiming, SidePlan, TargetSpec, Timing};
-use crate::schedule::{Connections, RoundOrder, Schedule};
+use crate::schedule::{Connections, RoundDefaults, RoundOrder, Schedule};
 use crate::side::Side;
 use crate::stats::blocked::Blocking;
 use crate::workload::WorkloadSpec;
 
 pub(crate) mod args;
-use args::RoundDefaults;
 mod captured;
 mod managed;
 pub(crate) mod outputs;
@@ -70,6 +69,7 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
     let timing_of = |defaults| timing(cli, &levels, seed, &client, &analysis, defaults);
     let separate = timing_of(RoundDefaults::Separate);
     let shared = timing_of(RoundDefaults::Shared);
+    // The plan's layout decides between them; until then, either that fits.
     let provisional = match (&separate, &shared) {
         (Ok(timing), _) | (_, Ok(timing)) => timing.clone(),
         (Err(_), Err(_)) => {
@@ -85,8 +85,8 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
         allow_foreign_tables: cli.workload.allow_foreign_tables,
         allow_writes: cli.workload.allow_writes,
         restore_data: !cli.workload.no_restore_data,
-        client: client.clone(),
-        analysis: analysis.clone(),
+        client,
+        analysis,
         seed,
         sequential: provisional.sequential,
         outputs: cli.outputs.outputs.saved(),
@@ -99,9 +99,10 @@ pub(crate) fn plan(cli: &RunArgs, command_line: String) -> anyhow::Result<Plan> 
     };
     if let (Err(why), Ok(_), true) = (&shared, &separate, shares_a_server(&plan)) {
         plan.warnings.push(format!(
-            "one server's defaults (150 rounds of 1s, re-warm 250ms) do not fit ({why:#}); \
-             the rounds take two servers' defaults (5s, re-warm 1s) instead: give --round-time \
-             and --rewarm to choose"
+            "one server's defaults ({}) do not fit ({why:#}); the rounds take two servers' \
+             defaults ({}) instead: give --round-time and --rewarm to choose",
+            RoundDefaults::Shared.summary(),
+            RoundDefaults::Separate.summary()
         ));
     }
     let shared = shared

@@ -449,7 +449,7 @@ fn translate_option(name: &str, value: &str, out: &mut Translation) {
             push(out, "round-time", format!("{round}s"));
             // Pinned, so the run takes what the note says on one server or two (their
             // default re-warms differ).
-            push(out, "rewarm", format!("{DEFAULT_REWARM_S}s"));
+            push(out, "rewarm", rewarm_text());
             if let Some(seconds) = seconds.filter(|_| !unresolved) {
                 out.timed = Some((seconds, rounds, round));
             }
@@ -542,7 +542,7 @@ fn time_note(seconds: u64, rounds: u64, round: u64, warmup: Option<u64>) -> Stri
         rounds: rounds as u32,
         round_time: std::time::Duration::from_secs(round),
         warmup: std::time::Duration::from_secs(warmup.unwrap_or(DEFAULT_WARMUP_S)),
-        rewarm: Some(std::time::Duration::from_secs(DEFAULT_REWARM_S)),
+        rewarm: Some(REWARM.rewarm()),
         pause: std::time::Duration::ZERO,
         order: crate::schedule::RoundOrder::Abba,
         level_order: crate::schedule::LevelOrder::Asc,
@@ -556,18 +556,24 @@ fn time_note(seconds: u64, rounds: u64, round: u64, warmup: Option<u64>) -> Stri
         format!(" (sysbench's {seconds} s rounded to whole rounds)")
     };
     format!(
-        "--rounds {rounds} --round-time {round}s --rewarm {DEFAULT_REWARM_S}s: sysbench measured one configuration once for \
+        "--rounds {rounds} --round-time {round}s --rewarm {}: sysbench measured one configuration once for \
          {seconds} s; abtest measures each side for {per_side} s{exact}, in {rounds} rounds of \
          {round} s taking turns, so the rounds of both sides take {total} with their warm-ups \
-         (the estimate --dry-run gives)"
+         (the estimate --dry-run gives)",
+        rewarm_text()
     )
 }
 
 /// abtest's default warm-up (`--warmup`), for the time note.
 const DEFAULT_WARMUP_S: u64 = 5;
-/// The re-warm a translated run is given (`--rewarm`): the default with a server per
-/// side, a second before each later round.
-const DEFAULT_REWARM_S: u64 = 1;
+/// Whose re-warm a translated run is given (`--rewarm`): a server per side's default,
+/// written out so the run takes what the note says on one server or two.
+const REWARM: crate::schedule::RoundDefaults = crate::schedule::RoundDefaults::Separate;
+
+/// The `--rewarm` value a translation writes, such as `1s`.
+fn rewarm_text() -> String {
+    humantime::format_duration(REWARM.rewarm()).to_string()
+}
 
 fn quote(value: &str) -> String {
     format!("\"{}\"", value.replace('\\', "\\\\").replace('"', "\\\""))
